@@ -1,0 +1,3 @@
+module rangecopy
+
+go 1.25
