@@ -149,3 +149,76 @@ func nonRootIndexSize(entries []indexEntry) int {
 	}
 	return n
 }
+
+// seekBeforeKeys returns index keys to seek to when looking for the last
+// cell before key: the key of the data block that may hold key, then the key
+// of the data block before it. Either may be missing.
+func (r *Reader) seekBeforeKeys(br *blockReader, key *Cell) ([]*Cell, error) {
+	i := searchEntries(r.root, key)
+	if i < 0 {
+		return nil, nil
+	}
+	levels := int(r.trailer.NumDataIndexLevels)
+	e := r.root[i]
+	var prev *indexEntry
+	prevLevel := 0
+	if i > 0 {
+		p := r.root[i-1]
+		prev = &p
+	}
+	readIndex := func(e indexEntry, level int) (nonRootIndex, error) {
+		h, p, err := r.readBlock(br, e.offset, e.size)
+		if err != nil {
+			return nonRootIndex{}, err
+		}
+		want := BlockIntermediateIndex
+		if level == levels-1 {
+			want = BlockLeafIndex
+		}
+		if h.typ != want {
+			return nonRootIndex{}, formatError("block at offset %d: index level %d is %s, want %s", h.offset, level, h.typ, want)
+		}
+		x, err := parseNonRootIndex(p)
+		if err == nil && x.n == 0 {
+			err = formatError("block at offset %d: empty index block", h.offset)
+		}
+		return x, err
+	}
+	for level := 1; level < levels; level++ {
+		x, err := readIndex(e, level)
+		if err != nil {
+			return nil, err
+		}
+		j := max(x.search(key), 0)
+		if j > 0 {
+			p := x.entry(j - 1)
+			p.key = append([]byte(nil), p.key...)
+			prev, prevLevel = &p, level
+		}
+		e = x.entry(j)
+		e.key = append([]byte(nil), e.key...)
+	}
+	var out []*Cell
+	c, err := ParseKey(e.key)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, c)
+	if prev != nil {
+		pe := *prev
+		for level := prevLevel + 1; level < levels; level++ {
+			x, err := readIndex(pe, level)
+			if err != nil {
+				return nil, err
+			}
+			pe = x.entry(x.n - 1)
+			pe.key = append([]byte(nil), pe.key...)
+		}
+		c, err := ParseKey(pe.key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
