@@ -76,7 +76,7 @@ type nonRootIndex struct {
 
 // parseNonRootIndex validates the secondary index of a non-root index block.
 func parseNonRootIndex(b []byte) (nonRootIndex, error) {
-	if len(b) < 4 {
+	if len(b) < 8 {
 		return nonRootIndex{}, formatError("non-root index of %d bytes", len(b))
 	}
 	n := int(int32(binary.BigEndian.Uint32(b)))

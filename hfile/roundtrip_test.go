@@ -225,3 +225,15 @@ func TestWriterOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestNoChecksums(t *testing.T) {
+	cells := genCells(500, 13, false, false)
+	b := writeFile(t, WriterOptions{BlockSize: 1024, BytesPerChecksum: -1, Compression: CompressionGZ}, cells)
+	r := openBytes(t, b)
+	assertCells(t, readAll(t, r, ScanOptions{}), cells)
+	var br blockReader
+	h, _, err := r.readBlock(&br, r.Trailer().FirstDataBlockOffset, 0)
+	if err != nil || h.checksumType != checksumNull || h.bytesPerChecksum != 0 {
+		t.Fatalf("header %+v, %v", h, err)
+	}
+}

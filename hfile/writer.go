@@ -25,7 +25,9 @@ type WriterOptions struct {
 	IncludeTags bool
 	// IncludeMVCC makes every cell carry its SeqID as a VLong.
 	IncludeMVCC bool
-	// BytesPerChecksum is the checksum chunk size (default 16384).
+	// BytesPerChecksum is the checksum chunk size (default 16384). A
+	// negative value writes no checksums (checksum type NULL, 0 bytes per
+	// checksum); HBase accepts such files but cannot detect corruption.
 	BytesPerChecksum int
 	// IndexBlockSize is the index chunk size that makes the data index
 	// grow a level (default 128 KiB, hfile.index.block.max.size).
@@ -59,7 +61,9 @@ func (o *WriterOptions) setDefaults() error {
 	if o.BytesPerChecksum == 0 {
 		o.BytesPerChecksum = defaultBytesPerChecksum
 	}
-	if o.BytesPerChecksum < headerSize {
+	if o.BytesPerChecksum < 0 {
+		o.BytesPerChecksum = 0
+	} else if o.BytesPerChecksum < headerSize {
 		return fmt.Errorf("hfile: bytes per checksum %d below %d", o.BytesPerChecksum, headerSize)
 	}
 	if o.IndexBlockSize <= 0 {
