@@ -111,8 +111,10 @@ func bloomBit(h1, h2 int32, i int, bits int64) int64 {
 	return v
 }
 
-// appendRowColKey appends RowColBloomHashKey's bytes: a first-on-row-col key
-// with the family left out.
+// appendRowColKey appends the serialized key of
+// PrivateCellUtil.createFirstOnRowCol(cell): row, an empty family, the
+// qualifier, LATEST_TIMESTAMP and type Maximum. RowColBloomHashKey hashes
+// the same bytes.
 func appendRowColKey(dst []byte, row, qualifier []byte) []byte {
 	dst = appendU16(dst, uint16(len(row)))
 	dst = append(dst, row...)
@@ -193,8 +195,11 @@ func (bw *bloomWriter) add(c *Cell) {
 		bw.hashKey = append(bw.hashKey[:0], c.Row...)
 		bw.last = append(bw.last[:0], c.Row...)
 	} else {
+		// PrivateCellUtil.createFirstOnRowCol leaves the family out, so
+		// the chunk index key, LAST_BLOOM_KEY and the hash key are the
+		// same bytes.
 		bw.hashKey = appendRowColKey(bw.hashKey[:0], c.Row, c.Qualifier)
-		bw.last = appendKey(bw.last[:0], &Cell{Row: c.Row, Family: c.Family, Qualifier: c.Qualifier, Timestamp: LatestTimestamp, Type: TypeMaximum})
+		bw.last = append(bw.last[:0], bw.hashKey...)
 	}
 	if bw.cur == nil {
 		bw.cur = &bloomChunk{bits: make([]byte, bw.byteSize), maxKeys: bw.maxKeys, firstKey: append([]byte(nil), bw.last...)}
@@ -353,11 +358,7 @@ func (r *Reader) MayContain(row, qualifier []byte) (bool, error) {
 		i = sort.Search(len(m.index), func(i int) bool { return bytes.Compare(m.index[i].key, row) > 0 }) - 1
 	case BloomRowCol:
 		hashKey = appendRowColKey(nil, row, qualifier)
-		fam := []byte(nil)
-		if fk := r.FirstKey(); fk != nil {
-			fam = fk.Family
-		}
-		i = searchEntries(m.index, &Cell{Row: row, Family: fam, Qualifier: qualifier, Timestamp: LatestTimestamp, Type: TypeMaximum})
+		i = searchEntries(m.index, &Cell{Row: row, Qualifier: qualifier, Timestamp: LatestTimestamp, Type: TypeMaximum})
 	default:
 		return true, nil
 	}
