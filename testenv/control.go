@@ -1,0 +1,287 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// control is a client of the harness's control channel (HTTP on loopback).
+type control struct {
+	addr string
+	http *http.Client
+}
+
+// do posts req (with the cluster name added) to /op/<op> and decodes the
+// answer into resp, which may be nil.
+func (c *control) do(ctx context.Context, op, cluster string, req map[string]any, resp any) error {
+	if req == nil {
+		req = map[string]any{}
+	}
+	req["cluster"] = cluster
+	body, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("control %s on %s: encode request: %w", op, cluster, err)
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+c.addr+"/op/"+op, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("control %s on %s: %w", op, cluster, err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(hr)
+	if err != nil {
+		return fmt.Errorf("control %s on %s: %w", op, cluster, err)
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	if err != nil {
+		return fmt.Errorf("control %s on %s: read answer: %w", op, cluster, err)
+	}
+	if res.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(out, &e) == nil && e.Error != "" {
+			return fmt.Errorf("control %s on %s: %s (HTTP %d)", op, cluster, e.Error, res.StatusCode)
+		}
+		return fmt.Errorf("control %s on %s: HTTP %d: %s", op, cluster, res.StatusCode, out)
+	}
+	if resp == nil {
+		return nil
+	}
+	if err := json.Unmarshal(out, resp); err != nil {
+		return fmt.Errorf("control %s on %s: decode answer: %w", op, cluster, err)
+	}
+	return nil
+}
+
+// ping checks that the control channel answers.
+func (c *control) ping() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10_000_000_000)
+	defer cancel()
+	return c.do(ctx, "status", "source", nil, nil)
+}
+
+// Status is what a cluster reports about its servers.
+type Status struct {
+	// Master is the active master's server name.
+	Master string `json:"master"`
+	// LiveRegionServers and DeadRegionServers are as the master sees them.
+	LiveRegionServers []string `json:"liveRegionServers"`
+	DeadRegionServers []string `json:"deadRegionServers"`
+	// LiveDataNodes and DeadDataNodes are as the NameNode reports them
+	// (transfer addresses).
+	LiveDataNodes []string `json:"liveDataNodes"`
+	DeadDataNodes []string `json:"deadDataNodes"`
+}
+
+// Status asks the master and the NameNode which servers are alive.
+func (c *Cluster) Status(ctx context.Context) (Status, error) {
+	var s Status
+	err := c.ctl.do(ctx, "status", c.Name, nil, &s)
+	return s, err
+}
+
+// StopRegionServer stops the live region server of that name (host,port,startcode
+// or host:port) and waits until the master has reassigned its regions.
+func (c *Cluster) StopRegionServer(ctx context.Context, server string) error {
+	return c.ctl.do(ctx, "regionserver/stop", c.Name, map[string]any{"server": server}, nil)
+}
+
+// StopRegionServerNoWait stops the region server and returns at once, leaving
+// its regions in transition: for failure tests that act while the master
+// recovers.
+func (c *Cluster) StopRegionServerNoWait(ctx context.Context, server string) error {
+	return c.ctl.do(ctx, "regionserver/stop", c.Name, map[string]any{"server": server, "wait": false}, nil)
+}
+
+// StartRegionServer starts a new region server and returns its server name
+// once the master sees it. It holds no regions until some are moved to it.
+func (c *Cluster) StartRegionServer(ctx context.Context) (string, error) {
+	var r struct {
+		Server string `json:"server"`
+	}
+	err := c.ctl.do(ctx, "regionserver/start", c.Name, nil, &r)
+	return r.Server, err
+}
+
+// StopDataNode stops the DataNode with that transfer address and marks it dead
+// in the NameNode at once.
+func (c *Cluster) StopDataNode(ctx context.Context, addr string) error {
+	return c.ctl.do(ctx, "datanode/stop", c.Name, map[string]any{"address": addr}, nil)
+}
+
+// StartDataNode starts again, on the same port, a DataNode stopped by
+// StopDataNode, and waits until the NameNode sees it live.
+func (c *Cluster) StartDataNode(ctx context.Context, addr string) error {
+	return c.ctl.do(ctx, "datanode/start", c.Name, map[string]any{"address": addr}, nil)
+}
+
+// Family describes a column family for CreateTable. Zero values take HBase's
+// defaults, except MaxVersions which defaults to 1.
+type Family struct {
+	Name             string `json:"name"`
+	MaxVersions      int    `json:"maxVersions,omitempty"`
+	Compression      string `json:"compression,omitempty"` // NONE, GZ, SNAPPY, LZ4, ZSTD
+	Encoding         string `json:"encoding,omitempty"`    // NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1
+	Bloom            string `json:"bloom,omitempty"`       // NONE, ROW, ROWCOL
+	BlockSize        int    `json:"blockSize,omitempty"`
+	TTL              int    `json:"ttl,omitempty"` // seconds
+	KeepDeletedCells bool   `json:"keepDeletedCells,omitempty"`
+	InMemory         bool   `json:"inMemory,omitempty"`
+	Scope            int    `json:"scope,omitempty"`
+}
+
+// CreateTable creates a table (and its namespace if needed) with HBase's own
+// admin client, pre-split at splits, and waits until all regions are online.
+func (c *Cluster) CreateTable(ctx context.Context, table string, families []Family, splits [][]byte) error {
+	if splits == nil {
+		splits = [][]byte{}
+	}
+	return c.ctl.do(ctx, "table/create", c.Name, map[string]any{"table": table, "families": families, "splits": splits}, nil)
+}
+
+// DeleteTable disables and deletes a table; a missing table is not an error.
+func (c *Cluster) DeleteTable(ctx context.Context, table string) error {
+	return c.ctl.do(ctx, "table/delete", c.Name, map[string]any{"table": table}, nil)
+}
+
+// Region is a region of a table as hbase:meta lists it.
+type Region struct {
+	Name        string `json:"name"`
+	EncodedName string `json:"encodedName"`
+	RegionID    int64  `json:"regionId"`
+	StartKey    []byte `json:"startKey"`
+	EndKey      []byte `json:"endKey"`
+	Server      string `json:"server"`
+}
+
+// Regions lists a table's regions in key order, read afresh from hbase:meta.
+func (c *Cluster) Regions(ctx context.Context, table string) ([]Region, error) {
+	var r struct {
+		Regions []Region `json:"regions"`
+	}
+	err := c.ctl.do(ctx, "table/regions", c.Name, map[string]any{"table": table}, &r)
+	return r.Regions, err
+}
+
+// Split splits the region of table that holds key at key and waits until the
+// daughter starting at key is online.
+func (c *Cluster) Split(ctx context.Context, table string, key []byte) error {
+	return c.ctl.do(ctx, "table/split", c.Name, map[string]any{"table": table, "key": key}, nil)
+}
+
+// Move moves a region (by encoded name) to a server (host,port,startcode or
+// host:port; empty picks another live server) and waits until it is open
+// there. It returns the server it moved to.
+func (c *Cluster) Move(ctx context.Context, encodedRegion, server string) (string, error) {
+	req := map[string]any{"region": encodedRegion}
+	if server != "" {
+		req["server"] = server
+	}
+	var r struct {
+		Server string `json:"server"`
+	}
+	err := c.ctl.do(ctx, "region/move", c.Name, req, &r)
+	return r.Server, err
+}
+
+// Flush flushes every region of a table.
+func (c *Cluster) Flush(ctx context.Context, table string) error {
+	return c.ctl.do(ctx, "table/flush", c.Name, map[string]any{"table": table}, nil)
+}
+
+// Compact compacts every region of a table (major or minor) and returns when
+// the compactions are done.
+func (c *Cluster) Compact(ctx context.Context, table string, major bool) error {
+	return c.ctl.do(ctx, "table/compact", c.Name, map[string]any{"table": table, "major": major}, nil)
+}
+
+// CreateSnapshot takes a snapshot of a table.
+func (c *Cluster) CreateSnapshot(ctx context.Context, table, snapshot string) error {
+	return c.ctl.do(ctx, "snapshot/create", c.Name, map[string]any{"table": table, "snapshot": snapshot}, nil)
+}
+
+// DeleteSnapshot deletes a snapshot.
+func (c *Cluster) DeleteSnapshot(ctx context.Context, snapshot string) error {
+	return c.ctl.do(ctx, "snapshot/delete", c.Name, map[string]any{"snapshot": snapshot}, nil)
+}
+
+// Cell is one cell as HBase's own Java client writes or reads it. Type is
+// Put, Delete, DeleteColumn, DeleteFamily or DeleteFamilyVersion.
+type Cell struct {
+	Row       []byte `json:"row"`
+	Family    []byte `json:"family"`
+	Qualifier []byte `json:"qualifier"`
+	Timestamp int64  `json:"timestamp"`
+	Type      string `json:"type"`
+	Value     []byte `json:"value,omitempty"`
+}
+
+// Mutate applies puts and deletes through HBase's normal write path (the Java
+// client, memstores, WAL), in one batch.
+func (c *Cluster) Mutate(ctx context.Context, table string, cells []Cell) error {
+	return c.ctl.do(ctx, "table/mutate", c.Name, map[string]any{"table": table, "cells": cells}, nil)
+}
+
+// ScanSpec selects the cells Scan returns. Nil rows mean the table's ends;
+// zero times mean no time range.
+type ScanSpec struct {
+	StartRow, StopRow  []byte
+	StartTime, EndTime int64
+	// Raw returns delete markers and deleted cells too.
+	Raw bool
+	// MaxVersions of 0 returns all versions.
+	MaxVersions int
+}
+
+// Scan reads cells with HBase's own Java client, in key order.
+func (c *Cluster) Scan(ctx context.Context, table string, s ScanSpec) ([]Cell, error) {
+	req := map[string]any{"table": table, "raw": s.Raw}
+	if s.StartRow != nil {
+		req["startRow"] = s.StartRow
+	}
+	if s.StopRow != nil {
+		req["stopRow"] = s.StopRow
+	}
+	if s.StartTime != 0 || s.EndTime != 0 {
+		req["startTime"] = s.StartTime
+		req["endTime"] = s.EndTime
+	}
+	if s.MaxVersions > 0 {
+		req["maxVersions"] = s.MaxVersions
+	}
+	var r struct {
+		Cells []Cell `json:"cells"`
+	}
+	err := c.ctl.do(ctx, "table/scan", c.Name, req, &r)
+	return r.Cells, err
+}
+
+// ToolResult is the exit code and the captured output (standard output,
+// standard error and INFO log lines) of a tool run in the harness.
+type ToolResult struct {
+	ExitCode int    `json:"exitCode"`
+	Output   string `json:"output"`
+}
+
+// RunTool runs a Java class inside the harness JVM against this cluster's
+// configuration: a Hadoop Tool through ToolRunner (generic options such as
+// "-D", "key=value" come first), or a class with a static main. classpath
+// names extra directories or jars to load the class from (fixture writers
+// compiled after the harness started); it may be nil. A tool that ran and
+// failed is a result with a non-zero exit code, not an error.
+func (c *Cluster) RunTool(ctx context.Context, class string, args []string, classpath []string) (ToolResult, error) {
+	if args == nil {
+		args = []string{}
+	}
+	if classpath == nil {
+		classpath = []string{}
+	}
+	var r ToolResult
+	err := c.ctl.do(ctx, "tool", c.Name, map[string]any{"class": class, "args": args, "classpath": classpath}, &r)
+	return r, err
+}

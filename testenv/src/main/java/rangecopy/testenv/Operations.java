@@ -1,0 +1,435 @@
+package rangecopy.testenv;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.ClusterMetrics;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.NamespaceNotFoundException;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.BloomType;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+
+/** The cluster operations behind the control channel. */
+final class Operations {
+  private static final long WAIT_MS = TimeUnit.MINUTES.toMillis(3);
+
+  Object status(MiniCluster c, Request req) throws IOException {
+    Map<String, Object> m = new LinkedHashMap<>();
+    ClusterMetrics metrics = c.admin().getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS,
+        ClusterMetrics.Option.DEAD_SERVERS, ClusterMetrics.Option.MASTER));
+    List<String> live = new ArrayList<>();
+    for (ServerName sn : metrics.getLiveServerMetrics().keySet()) {
+      live.add(sn.toString());
+    }
+    List<String> dead = new ArrayList<>();
+    for (ServerName sn : metrics.getDeadServerNames()) {
+      dead.add(sn.toString());
+    }
+    m.put("master", metrics.getMasterName() == null ? "" : metrics.getMasterName().toString());
+    m.put("liveRegionServers", live);
+    m.put("deadRegionServers", dead);
+    List<String> dns = new ArrayList<>();
+    for (DatanodeInfo dn : c.dfs().getFileSystem().getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
+      dns.add(dn.getXferAddr());
+    }
+    m.put("liveDataNodes", dns);
+    List<String> deadDns = new ArrayList<>();
+    for (DatanodeInfo dn : c.dfs().getFileSystem().getDataNodeStats(HdfsConstants.DatanodeReportType.DEAD)) {
+      deadDns.add(dn.getXferAddr());
+    }
+    m.put("deadDataNodes", deadDns);
+    return m;
+  }
+
+  Object stopRegionServer(MiniCluster c, Request req) throws Exception {
+    ServerName target = serverName(c, req.string("server"));
+    List<RegionServerThread> threads = c.hbase().getRegionServerThreads();
+    for (int i = 0; i < threads.size(); i++) {
+      RegionServerThread t = threads.get(i);
+      if (t.isAlive() && t.getRegionServer().getServerName().equals(target)) {
+        c.hbase().stopRegionServer(i);
+        c.hbase().waitOnRegionServer(i);
+        if (req.bool("wait", true)) {
+          // The master reassigns the dead server's regions; tests start from a settled cluster.
+          waitFor("master sees " + target + " gone", () -> !c.admin()
+              .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
+              .getLiveServerMetrics().containsKey(target));
+          c.util().waitUntilNoRegionsInTransition(WAIT_MS);
+        }
+        return Map.of("server", target.toString());
+      }
+    }
+    throw new BadRequest("no live region server " + target + "; live: " + c.liveRegionServers());
+  }
+
+  Object startRegionServer(MiniCluster c, Request req) throws Exception {
+    RegionServerThread t = c.hbase().startRegionServer();
+    t.waitForServerOnline();
+    ServerName sn = t.getRegionServer().getServerName();
+    waitFor("master sees " + sn, () -> c.admin()
+        .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
+        .getLiveServerMetrics().containsKey(sn));
+    return Map.of("server", sn.toString());
+  }
+
+  Object stopDataNode(MiniCluster c, Request req) throws Exception {
+    String addr = req.string("address");
+    synchronized (c) {
+      List<DataNode> dns = c.dfs().getDataNodes();
+      for (int i = 0; i < dns.size(); i++) {
+        DataNode dn = dns.get(i);
+        if (dn.getDatanodeId().getXferAddr().equals(addr)) {
+          MiniDFSCluster.DataNodeProperties props = c.dfs().stopDataNode(i);
+          // Tell the NameNode at once instead of waiting out the heartbeat expiry.
+          c.dfs().setDataNodeDead(dn.getDatanodeId());
+          c.stoppedDataNodes().put(addr, props);
+          return Map.of("address", addr);
+        }
+      }
+    }
+    throw new BadRequest("no running DataNode " + addr + "; running: " + c.liveDataNodes());
+  }
+
+  Object startDataNode(MiniCluster c, Request req) throws Exception {
+    String addr = req.string("address");
+    synchronized (c) {
+      MiniDFSCluster.DataNodeProperties props = c.stoppedDataNodes().remove(addr);
+      if (props == null) {
+        throw new BadRequest("DataNode " + addr + " was not stopped through the control channel");
+      }
+      if (!c.dfs().restartDataNode(props, true)) {
+        throw new IOException("DataNode " + addr + " did not restart");
+      }
+      c.dfs().waitActive();
+    }
+    waitFor("NameNode sees DataNode " + addr, () -> {
+      for (DatanodeInfo dn : c.dfs().getFileSystem().getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE)) {
+        if (dn.getXferAddr().equals(addr)) {
+          return true;
+        }
+      }
+      return false;
+    });
+    return Map.of("address", addr);
+  }
+
+  Object createTable(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    Admin admin = c.admin();
+    String ns = tn.getNamespaceAsString();
+    if (!NamespaceDescriptor.DEFAULT_NAMESPACE_NAME_STR.equals(ns)) {
+      try {
+        admin.getNamespaceDescriptor(ns);
+      } catch (NamespaceNotFoundException e) {
+        admin.createNamespace(NamespaceDescriptor.create(ns).build());
+      }
+    }
+    TableDescriptorBuilder tb = TableDescriptorBuilder.newBuilder(tn);
+    if (req.array("families").isEmpty()) {
+      throw new BadRequest("a table needs at least one family");
+    }
+    for (JsonElement e : req.array("families")) {
+      Request f = Request.of(e, "a family");
+      ColumnFamilyDescriptorBuilder fb = ColumnFamilyDescriptorBuilder.newBuilder(Bytes.toBytes(f.string("name")));
+      fb.setMaxVersions((int) f.number("maxVersions", 1));
+      try {
+        fb.setCompressionType(Compression.Algorithm.valueOf(f.string("compression", "NONE")));
+        fb.setDataBlockEncoding(DataBlockEncoding.valueOf(f.string("encoding", "NONE")));
+        fb.setBloomFilterType(BloomType.valueOf(f.string("bloom", "ROW")));
+      } catch (IllegalArgumentException ex) {
+        throw new BadRequest("family " + f.string("name") + ": " + ex.getMessage());
+      }
+      fb.setBlocksize((int) f.number("blockSize", 64 * 1024));
+      if (f.has("ttl")) {
+        fb.setTimeToLive((int) f.number("ttl", 0));
+      }
+      fb.setKeepDeletedCells(f.bool("keepDeletedCells", false)
+          ? org.apache.hadoop.hbase.KeepDeletedCells.TRUE : org.apache.hadoop.hbase.KeepDeletedCells.FALSE);
+      fb.setInMemory(f.bool("inMemory", false));
+      fb.setScope((int) f.number("scope", 0));
+      tb.setColumnFamily(fb.build());
+    }
+    List<byte[]> splits = req.byteList("splits");
+    if (splits.isEmpty()) {
+      admin.createTable(tb.build());
+    } else {
+      admin.createTable(tb.build(), splits.toArray(new byte[0][]));
+    }
+    c.util().waitTableAvailable(tn, WAIT_MS);
+    return Map.of("table", tn.getNameAsString());
+  }
+
+  Object deleteTable(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    Admin admin = c.admin();
+    if (!admin.tableExists(tn)) {
+      return Map.of("table", tn.getNameAsString(), "existed", false);
+    }
+    if (admin.isTableEnabled(tn)) {
+      admin.disableTable(tn);
+    }
+    admin.deleteTable(tn);
+    return Map.of("table", tn.getNameAsString(), "existed", true);
+  }
+
+  Object regions(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    List<Map<String, Object>> out = new ArrayList<>();
+    try (RegionLocator loc = c.connection().getRegionLocator(tn)) {
+      loc.clearRegionLocationCache();
+      for (HRegionLocation l : loc.getAllRegionLocations()) {
+        RegionInfo ri = l.getRegion();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", Bytes.toStringBinary(ri.getRegionName()));
+        m.put("encodedName", ri.getEncodedName());
+        m.put("regionId", ri.getRegionId());
+        m.put("startKey", b64(ri.getStartKey()));
+        m.put("endKey", b64(ri.getEndKey()));
+        m.put("server", l.getServerName() == null ? "" : l.getServerName().toString());
+        out.add(m);
+      }
+    }
+    return Map.of("regions", out);
+  }
+
+  Object split(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    byte[] key = req.bytes("key");
+    if (key.length == 0) {
+      throw new BadRequest("missing field \"key\": the split key");
+    }
+    RegionInfo parent;
+    try (RegionLocator loc = c.connection().getRegionLocator(tn)) {
+      parent = loc.getRegionLocation(key, true).getRegion();
+    }
+    if (Bytes.equals(parent.getStartKey(), key)) {
+      throw new BadRequest("a region of " + tn + " already starts at " + Bytes.toStringBinary(key));
+    }
+    c.admin().splitRegionAsync(parent.getRegionName(), key).get(WAIT_MS, TimeUnit.MILLISECONDS);
+    waitFor("a region of " + tn + " starts at " + Bytes.toStringBinary(key), () -> {
+      try (RegionLocator loc = c.connection().getRegionLocator(tn)) {
+        loc.clearRegionLocationCache();
+        for (HRegionLocation l : loc.getAllRegionLocations()) {
+          if (Bytes.equals(l.getRegion().getStartKey(), key) && l.getServerName() != null) {
+            return true;
+          }
+        }
+      }
+      return false;
+    });
+    return Map.of("parent", parent.getEncodedName());
+  }
+
+  Object flush(MiniCluster c, Request req) throws Exception {
+    c.admin().flush(tableName(req));
+    return null;
+  }
+
+  Object compact(MiniCluster c, Request req) throws Exception {
+    // Synchronous, region by region, in the region servers of this JVM.
+    c.util().compact(tableName(req), req.bool("major", true));
+    return null;
+  }
+
+  Object mutate(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    List<Row> batch = new ArrayList<>();
+    for (JsonElement e : req.array("cells")) {
+      Request cell = Request.of(e, "a cell");
+      byte[] row = cell.bytes("row");
+      byte[] fam = cell.bytes("family");
+      byte[] q = cell.bytes("qualifier");
+      long ts = cell.number("timestamp", Long.MAX_VALUE);
+      String type = cell.string("type", "Put");
+      switch (type) {
+        case "Put":
+          batch.add(new Put(row).addColumn(fam, q, ts, cell.bytes("value")));
+          break;
+        case "Delete":
+          batch.add(new Delete(row).addColumn(fam, q, ts));
+          break;
+        case "DeleteColumn":
+          batch.add(new Delete(row).addColumns(fam, q, ts));
+          break;
+        case "DeleteFamily":
+          batch.add(new Delete(row).addFamily(fam, ts));
+          break;
+        case "DeleteFamilyVersion":
+          batch.add(new Delete(row).addFamilyVersion(fam, ts));
+          break;
+        default:
+          throw new BadRequest("unknown cell type \"" + type
+              + "\"; known: Put, Delete, DeleteColumn, DeleteFamily, DeleteFamilyVersion");
+      }
+    }
+    try (Table t = c.connection().getTable(tn)) {
+      Object[] results = new Object[batch.size()];
+      t.batch(batch, results);
+    }
+    return Map.of("mutations", batch.size());
+  }
+
+  Object scan(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    Scan s = new Scan();
+    s.setRaw(req.bool("raw", false));
+    s.readVersions((int) req.number("maxVersions", Integer.MAX_VALUE));
+    if (req.has("startRow")) {
+      s.withStartRow(req.bytes("startRow"));
+    }
+    if (req.has("stopRow")) {
+      s.withStopRow(req.bytes("stopRow"));
+    }
+    if (req.has("startTime") || req.has("endTime")) {
+      s.setTimeRange(req.number("startTime", 0), req.number("endTime", Long.MAX_VALUE));
+    }
+    long limit = req.number("limit", 1_000_000);
+    List<Map<String, Object>> cells = new ArrayList<>();
+    try (Table t = c.connection().getTable(tn); ResultScanner rs = t.getScanner(s)) {
+      for (Result r : rs) {
+        for (Cell cell : r.rawCells()) {
+          if (cells.size() >= limit) {
+            throw new BadRequest("scan of " + tn + " holds more than limit=" + limit + " cells");
+          }
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("row", b64(Arrays.copyOfRange(cell.getRowArray(), cell.getRowOffset(),
+              cell.getRowOffset() + cell.getRowLength())));
+          m.put("family", b64(Arrays.copyOfRange(cell.getFamilyArray(), cell.getFamilyOffset(),
+              cell.getFamilyOffset() + cell.getFamilyLength())));
+          m.put("qualifier", b64(Arrays.copyOfRange(cell.getQualifierArray(), cell.getQualifierOffset(),
+              cell.getQualifierOffset() + cell.getQualifierLength())));
+          m.put("timestamp", cell.getTimestamp());
+          m.put("type", KeyValue.Type.codeToType(cell.getTypeByte()).name());
+          m.put("value", b64(Arrays.copyOfRange(cell.getValueArray(), cell.getValueOffset(),
+              cell.getValueOffset() + cell.getValueLength())));
+          cells.add(m);
+        }
+      }
+    }
+    return Map.of("cells", cells);
+  }
+
+  Object move(MiniCluster c, Request req) throws Exception {
+    String encoded = req.string("region");
+    ServerName dest;
+    if (req.has("server")) {
+      dest = serverName(c, req.string("server"));
+    } else {
+      dest = null;
+    }
+    ServerName current = locate(c, encoded);
+    if (current == null) {
+      throw new BadRequest("no region " + encoded + " is assigned");
+    }
+    if (dest == null) {
+      for (String s : c.liveRegionServers()) {
+        ServerName sn = ServerName.valueOf(s);
+        if (!sn.equals(current)) {
+          dest = sn;
+          break;
+        }
+      }
+      if (dest == null) {
+        throw new BadRequest("no other live region server to move " + encoded + " to");
+      }
+    }
+    final ServerName to = dest;
+    c.admin().move(Bytes.toBytes(encoded), to);
+    waitFor("region " + encoded + " on " + to, () -> to.equals(locate(c, encoded)));
+    return Map.of("region", encoded, "from", current.toString(), "server", to.toString());
+  }
+
+  Object createSnapshot(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    String name = req.string("snapshot");
+    c.admin().snapshot(name, tn);
+    return Map.of("snapshot", name);
+  }
+
+  Object deleteSnapshot(MiniCluster c, Request req) throws Exception {
+    c.admin().deleteSnapshot(req.string("snapshot"));
+    return null;
+  }
+
+  private static ServerName locate(MiniCluster c, String encoded) throws IOException {
+    for (RegionServerThread t : c.hbase().getLiveRegionServerThreads()) {
+      if (t.getRegionServer().getRegion(encoded) != null) {
+        return t.getRegionServer().getServerName();
+      }
+    }
+    return null;
+  }
+
+  /** Accepts a full server name (host,port,startcode) or host:port of a live region server. */
+  private static ServerName serverName(MiniCluster c, String s) {
+    for (String live : c.liveRegionServers()) {
+      ServerName sn = ServerName.valueOf(live);
+      if (live.equals(s) || sn.getAddress().toString().equals(s)) {
+        return sn;
+      }
+    }
+    throw new BadRequest("no live region server " + s + "; live: " + c.liveRegionServers());
+  }
+
+  private static TableName tableName(Request req) {
+    String t = req.string("table");
+    try {
+      return TableName.valueOf(t);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequest("bad table name \"" + t + "\": " + e.getMessage());
+    }
+  }
+
+  private static String b64(byte[] b) {
+    return Base64.getEncoder().encodeToString(b);
+  }
+
+  /** A condition polled until it holds. */
+  @FunctionalInterface
+  interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  static void waitFor(String what, Condition cond) throws Exception {
+    long deadline = System.currentTimeMillis() + WAIT_MS;
+    long pause = 50;
+    while (!cond.holds()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("timed out after " + WAIT_MS + " ms waiting for " + what);
+      }
+      Thread.sleep(pause);
+      pause = Math.min(pause * 2, 1000);
+    }
+  }
+}
