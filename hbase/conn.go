@@ -262,4 +262,3 @@ func (c *conn) broken() bool {
 	defer c.mu.Unlock()
 	return c.err != nil
 }
-

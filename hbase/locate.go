@@ -168,7 +168,7 @@ func (c *Client) metaLookup(ctx context.Context, table string, row []byte) (*Reg
 		Region: meta.specifier(),
 		Scan: &pb.Scan{
 			StartRow: key,
-			StopRow:  []byte(table + ","),
+			StopRow:  []byte(table + ",,"),
 			Reversed: proto.Bool(true),
 			Column:   []*pb.Column{{Family: famInfo}},
 			Caching:  proto.Uint32(1),
@@ -220,7 +220,7 @@ func (c *Client) Regions(ctx context.Context, table string) ([]*Region, error) {
 			return err
 		}
 		rs := &regionScan{c: c, region: meta, scan: &pb.Scan{
-			StartRow: []byte(table + ","),
+			StartRow: []byte(table + ",,"),
 			StopRow:  []byte(table + "."),
 			Column:   []*pb.Column{{Family: famInfo}},
 			Caching:  proto.Uint32(100),

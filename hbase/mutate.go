@@ -45,7 +45,9 @@ type Mutation struct {
 }
 
 // NewPut starts a Put of row.
-func NewPut(row []byte) *Mutation { return &Mutation{Row: row, Type: MutationPut, Timestamp: LatestTimestamp} }
+func NewPut(row []byte) *Mutation {
+	return &Mutation{Row: row, Type: MutationPut, Timestamp: LatestTimestamp}
+}
 
 // NewDelete starts a Delete of row. Without further calls it deletes the
 // whole row.
@@ -149,7 +151,9 @@ func (c *Client) Mutate(ctx context.Context, table string, m *Mutation) error {
 }
 
 // Put writes one row.
-func (c *Client) Put(ctx context.Context, table string, m *Mutation) error { return c.Mutate(ctx, table, m) }
+func (c *Client) Put(ctx context.Context, table string, m *Mutation) error {
+	return c.Mutate(ctx, table, m)
+}
 
 // Delete deletes from one row.
 func (c *Client) Delete(ctx context.Context, table string, m *Mutation) error {
