@@ -47,6 +47,8 @@ type Client struct {
 	zk    *zkClient
 	cache regionCache
 
+	masterCache masterCache
+
 	mu     sync.Mutex
 	closed bool
 	conns  map[connKey]*connEntry
