@@ -2,6 +2,8 @@ package hbase_test
 
 import (
 	"context"
+	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ func dialCluster(t *testing.T, cl *testenv.Cluster) *hbase.Client {
 		ZKQuorum:    strings.Split(cl.ZKQuorum, ","),
 		ZNodeParent: cl.ZNodeParent,
 		User:        cl.User,
+		Logger:      testLogger(),
 	})
 	if err != nil {
 		t.Fatalf("dial %s: %v", cl.Name, err)
@@ -63,4 +66,13 @@ func newTable(t *testing.T, cl *testenv.Cluster, prefix string, fams []testenv.F
 		}
 	})
 	return table
+}
+
+// testLogger logs the client's debug output to stderr when
+// RANGECOPY_HBASE_DEBUG is set.
+func testLogger() *slog.Logger {
+	if os.Getenv("RANGECOPY_HBASE_DEBUG") == "" {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }

@@ -208,3 +208,39 @@ func TestIntegrationUnknownTableAndFamily(t *testing.T) {
 		}
 	})
 }
+
+// TestIntegrationScannerSurvivesMove moves the region under an open scanner
+// between two batches; the scan goes on after the last row it returned.
+func TestIntegrationScannerSurvivesMove(t *testing.T) {
+	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
+		ctx := testCtx(t)
+		table := newTable(t, cl, "scanmove", []testenv.Family{{Name: "f"}}, nil)
+		var rows []string
+		for i := 0; i < 10; i++ {
+			rows = append(rows, string(rune('a'+i)))
+		}
+		putRows(t, c, table, rows, "v")
+		sc := c.Scan(table, hbase.Scan{Caching: 3})
+		defer sc.Close(ctx)
+		var got []string
+		for len(got) < 4 && sc.Next(ctx) {
+			got = append(got, string(sc.Result().Row))
+		}
+		regions, err := cl.Regions(ctx, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Move(ctx, regions[0].EncodedName, ""); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Next(ctx) {
+			got = append(got, string(sc.Result().Row))
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatalf("scan across a move: %v", err)
+		}
+		if strings.Join(got, "") != strings.Join(rows, "") {
+			t.Fatalf("rows %v, want %v", got, rows)
+		}
+	})
+}
