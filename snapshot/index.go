@@ -13,10 +13,8 @@ import (
 // The hfile package reads a file's root data index but does not export it,
 // so the few lines needed to read it for planning live here: the block
 // header of HFile v2/v3 (minor version >= 1, with checksums) and the root
-// index format (BlockIndexReader.readRootIndex). Only files without block
-// compression are read; for others the index is left unknown (nil), which
-// only makes planning coarser. See the package's report for the accessor
-// hfile should export.
+// index format (BlockIndexReader.readRootIndex), with the codecs of codec.go.
+// The accessor belongs in hfile; until it exports one, this stays here.
 
 const (
 	blockHeaderSize = 33
@@ -31,9 +29,10 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 // readRootIndex reads the root data index of an uncompressed HFile: one entry
 // per data block (single-level index) or per leaf index block (multi-level;
 // those sit among the data blocks, so their offsets still place keys in the
-// file). ok is false when the file's compression keeps it from being read.
+// file). ok is false when the file has no data index (or predates checksums
+// in block headers, minor version 0).
 func readRootIndex(r io.ReaderAt, t hfile.Trailer, name string) (entries []job.IndexEntry, ok bool, err error) {
-	if t.Compression != hfile.CompressionNone || t.MinorVersion < 1 || t.DataIndexCount == 0 {
+	if t.MinorVersion < 1 || t.DataIndexCount == 0 {
 		return nil, false, nil
 	}
 	off := int64(t.LoadOnOpenDataOffset)
@@ -45,10 +44,12 @@ func readRootIndex(r io.ReaderAt, t hfile.Trailer, name string) (entries []job.I
 		return nil, false, fmt.Errorf("hfile %s: block at offset %d is %q, want %s: %w", name, off, hdr[:8], rootIndexMagic, hfile.ErrFormat)
 	}
 	onDisk := int64(int32(binary.BigEndian.Uint32(hdr[8:])))
+	uncompressed := int64(int32(binary.BigEndian.Uint32(hdr[12:])))
 	checksumType := hdr[24]
 	perChecksum := int64(int32(binary.BigEndian.Uint32(hdr[25:])))
 	dataWithHdr := int64(int32(binary.BigEndian.Uint32(hdr[29:])))
-	if onDisk < 0 || onDisk > maxRootIndexBlock || dataWithHdr < blockHeaderSize || dataWithHdr > blockHeaderSize+onDisk || perChecksum < 0 {
+	if onDisk < 0 || onDisk > maxRootIndexBlock || dataWithHdr < blockHeaderSize || dataWithHdr > blockHeaderSize+onDisk || perChecksum < 0 ||
+		uncompressed < 0 || uncompressed > maxRootIndexBlock {
 		return nil, false, fmt.Errorf("hfile %s: root index block at offset %d: sizes %d/%d: %w", name, off, onDisk, dataWithHdr, hfile.ErrFormat)
 	}
 	blk := make([]byte, blockHeaderSize+onDisk)
@@ -58,7 +59,11 @@ func readRootIndex(r io.ReaderAt, t hfile.Trailer, name string) (entries []job.I
 	if err := verifyBlock(blk, dataWithHdr, perChecksum, checksumType); err != nil {
 		return nil, false, fmt.Errorf("hfile %s: root index block at offset %d: %w", name, off, err)
 	}
-	entries, err = parseRootIndex(blk[blockHeaderSize:dataWithHdr], int(t.DataIndexCount))
+	payload, err := decompressBlock(t.Compression, blk[blockHeaderSize:dataWithHdr], int(uncompressed))
+	if err != nil {
+		return nil, false, fmt.Errorf("hfile %s: root index block at offset %d: %w", name, off, err)
+	}
+	entries, err = parseRootIndex(payload, int(t.DataIndexCount))
 	if err != nil {
 		return nil, false, fmt.Errorf("hfile %s: root index block at offset %d: %w", name, off, err)
 	}

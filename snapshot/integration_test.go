@@ -280,7 +280,7 @@ func names(fs []job.StoreFile) []string {
 
 func TestPinThreeRegionsTwoFamilies(t *testing.T) {
 	s := source(t)
-	table := s.table(t, testenv.UniqueName(t, "pin3"), []testenv.Family{{Name: "f", MaxVersions: 3}, {Name: "g", Compression: "GZ", Encoding: "FAST_DIFF", Bloom: "ROWCOL", BlockSize: 4096}},
+	table := s.table(t, testenv.UniqueName(t, "pin3"), []testenv.Family{{Name: "f", MaxVersions: 3}, {Name: "g", Compression: "GZ", Encoding: "FAST_DIFF", Bloom: "ROWCOL", BlockSize: 1024}},
 		[][]byte{[]byte("g"), []byte("p")})
 	for flush := 0; flush < 3; flush++ {
 		all := append(append(rows("a", flush*100, 100), rows("h", flush*100, 100)...), rows("q", flush*100, 100)...)
@@ -297,7 +297,7 @@ func TestPinThreeRegionsTwoFamilies(t *testing.T) {
 		t.Errorf("info = %+v", p.Info)
 	}
 	g := p.Schema.Family("g")
-	if f := p.Schema.Family("f"); f == nil || f.MaxVersions != 3 || g == nil || g.Compression != "GZ" || g.DataBlockEncoding != "FAST_DIFF" || g.BloomFilter != "ROWCOL" || g.BlockSize != 4096 {
+	if f := p.Schema.Family("f"); f == nil || f.MaxVersions != 3 || g == nil || g.Compression != "GZ" || g.DataBlockEncoding != "FAST_DIFF" || g.BloomFilter != "ROWCOL" || g.BlockSize != 1024 {
 		t.Errorf("schema = %+v", p.Schema)
 	}
 	s.checkRegions(t, table, p)
@@ -317,8 +317,13 @@ func TestPinThreeRegionsTwoFamilies(t *testing.T) {
 				if in.Path != path.Join(s.root, "data/default", table, r.EncodedName, fam, f.Name) || in.Reference != nil || in.Size != f.Size || !f.HasTime {
 					t.Errorf("file %+v: input %+v", f, in)
 				}
-				if fam == "f" && len(f.Index) == 0 {
-					t.Errorf("file %s: no index entries", f.Name)
+				// g is GZ-compressed, FAST_DIFF-encoded in 1 KiB blocks: its
+				// index is read through the codec too.
+				if len(f.Index) == 0 || !bytes.Equal(f.Index[0].Row, f.FirstRow) {
+					t.Errorf("file %s: index %v does not start at %q", f.Name, f.Index, f.FirstRow)
+				}
+				if fam == "g" && len(f.Index) < 2 {
+					t.Errorf("file %s of family g: %d index entries, want several blocks", f.Name, len(f.Index))
 				}
 			}
 			total += s.checkCells(t, table, p, r, fam)
