@@ -94,7 +94,7 @@ func (s *cluster) pin(t *testing.T, table string) (*snapshot.Pinned, string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := snapshot.Release(ctx, s.client, name); err != nil {
+		if err := snapshot.Release(ctx, s.client, name); err != nil && !errors.Is(err, hbase.ErrSnapshotNotFound) {
 			t.Logf("release %s: %v", name, err)
 		}
 	})
@@ -541,7 +541,7 @@ func TestPinTimeRanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, _ := s.pin(t, table)
+	p, name := s.pin(t, table)
 	if len(p.Files) != 2 {
 		t.Fatalf("files = %v", names(p.Files))
 	}
@@ -567,6 +567,14 @@ func TestPinTimeRanges(t *testing.T) {
 	}
 	if len(plan.Pruned) != 1 || plan.Pruned[0].Reason != job.PrunedByTime || plan.Pruned[0].File.MinTime != 1000 {
 		t.Errorf("pruned = %+v", plan.Pruned)
+	}
+
+	// Release deletes the snapshot: its manifest is gone.
+	if err := snapshot.Release(testCtx(t), s.client, name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.Read(testCtx(t), s.fs, s.root, name, snapshot.Options{}); !errors.Is(err, snapshot.ErrNotFound) {
+		t.Errorf("read after release: %v, want ErrNotFound", err)
 	}
 }
 

@@ -100,6 +100,9 @@ func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pi
 	}
 	p := &Pinned{Info: m.Info, Schema: m.Schema, Inputs: map[FileKey]Input{}}
 	regions := Readable(m.Regions)
+	if err := checkCoverage(regions); err != nil {
+		return nil, fmt.Errorf("snapshot %s of table %s: %w", name, m.Info.Table, err)
+	}
 	keep := make(map[string]bool, len(regions))
 	for _, r := range regions {
 		keep[r.EncodedName] = true
@@ -179,6 +182,29 @@ func Readable(rs []RegionInfo) []RegionInfo {
 	}
 	sortRegions(out)
 	return out
+}
+
+// checkCoverage verifies that regions, in key order, cover the whole table
+// without gaps or overlaps, so that no data of the snapshot can be left out
+// unnoticed.
+func checkCoverage(regions []RegionInfo) error {
+	if len(regions) == 0 {
+		return fmt.Errorf("no regions to read: %w", ErrCorrupt)
+	}
+	if len(regions[0].StartKey) != 0 {
+		return fmt.Errorf("the first region %s starts at %s, not at the table's start: %w", regions[0].EncodedName, job.FormatKey(regions[0].StartKey), ErrCorrupt)
+	}
+	for i := 1; i < len(regions); i++ {
+		prev, r := regions[i-1], regions[i]
+		if len(prev.EndKey) == 0 || !bytes.Equal(prev.EndKey, r.StartKey) {
+			return fmt.Errorf("region %s ends at %s but the next region %s starts at %s: %w", prev.EncodedName, job.FormatKey(prev.EndKey),
+				r.EncodedName, job.FormatKey(r.StartKey), ErrCorrupt)
+		}
+	}
+	if last := regions[len(regions)-1]; len(last.EndKey) != 0 {
+		return fmt.Errorf("the last region %s ends at %s, not at the table's end: %w", last.EncodedName, job.FormatKey(last.EndKey), ErrCorrupt)
+	}
+	return nil
 }
 
 // Facts opens the resolved file in and returns the facts of the manifest's

@@ -252,6 +252,42 @@ func TestReadLocal(t *testing.T) {
 	}
 }
 
+func TestCheckCoverage(t *testing.T) {
+	r := func(start, end string) RegionInfo {
+		return RegionInfo{EncodedName: start + "-" + end, StartKey: []byte(start), EndKey: []byte(end)}
+	}
+	tests := []struct {
+		regions []RegionInfo
+		bad     string
+	}{
+		{[]RegionInfo{r("", "")}, ""},
+		{[]RegionInfo{r("", "b"), r("b", "d"), r("d", "")}, ""},
+		{nil, "no regions"},
+		{[]RegionInfo{r("a", "")}, "not at the table's start"},
+		{[]RegionInfo{r("", "b"), r("c", "")}, "ends at b but the next region c- starts at c"},
+		{[]RegionInfo{r("", "c"), r("b", "")}, "ends at c"},
+		{[]RegionInfo{r("", "b"), r("b", "c")}, "not at the table's end"},
+		{[]RegionInfo{r("", ""), r("", "")}, "ends at  but"},
+	}
+	for _, tc := range tests {
+		err := checkCoverage(tc.regions)
+		if (err == nil) != (tc.bad == "") || (err != nil && (!errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.bad))) {
+			t.Errorf("checkCoverage(%v) = %v, want %q", tc.regions, err, tc.bad)
+		}
+	}
+}
+
+func TestReadRefusesAGap(t *testing.T) {
+	dir := t.TempDir()
+	m := simpleTable()
+	m.regions = m.regions[:1] // [, m) only
+	m.write(t, dir, "s")
+	_, err := Read(context.Background(), Dir(dir), testRoot, "s", Options{})
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "not at the table's end") {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestClipIndex(t *testing.T) {
 	e := func(rows ...string) []job.IndexEntry {
 		var out []job.IndexEntry
