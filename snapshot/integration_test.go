@@ -90,7 +90,11 @@ func (s *cluster) pin(t *testing.T, table string) (*snapshot.Pinned, string) {
 	t.Helper()
 	name := testenv.UniqueName(t, "snap")
 	ctx := testCtx(t)
+	start := time.Now()
 	p, err := snapshot.Pin(ctx, s.client, s.fs, s.root, table, name, snapshot.Options{Logger: testLogger()})
+	if err == nil {
+		t.Logf("pinned %s as %s in %v: %d regions, %d files", table, name, time.Since(start).Round(time.Millisecond), len(p.Regions), len(p.Files))
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -365,10 +369,28 @@ func TestPinSplitReferences(t *testing.T) {
 	if err := s.c.Split(testCtx(t), table, []byte("r0500")); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := s.pin(t, table)
+	p, name := s.pin(t, table)
 	s.checkRegions(t, table, p)
 	if len(p.Regions) != 2 {
 		t.Fatalf("regions = %v", p.Regions)
+	}
+	// The manifest lists the parent too, offline and split, with its own
+	// file; Read leaves it out.
+	m, err := snapshot.ReadManifest(testCtx(t), s.fs, s.root, name, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents := 0
+	for _, r := range m.Regions {
+		if r.IsSplitParent() {
+			parents++
+			if r.EncodedName != parent {
+				t.Errorf("split parent %s, want %s", r.EncodedName, parent)
+			}
+		}
+	}
+	if len(m.Regions) != 3 || parents != 1 {
+		t.Errorf("manifest regions = %+v, want the parent and two daughters", m.Regions)
 	}
 	wantRows := [][2]string{{"r0000", "r0499"}, {"r0500", "r0999"}}
 	wantRange := []hfile.Range{hfile.RangeBottom, hfile.RangeTop}
