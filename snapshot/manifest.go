@@ -38,7 +38,8 @@ var (
 	// ErrTooLarge reports metadata beyond the Limits.
 	ErrTooLarge = errors.New("snapshot metadata too large")
 	// ErrUnsupported reports a valid snapshot that uses something rangecopy
-	// does not copy (v1 manifests, MOB families).
+	// does not copy (v1 manifests, MOB families, erasure-coded or encrypted
+	// HDFS files, encrypted HFiles).
 	ErrUnsupported = errors.New("unsupported snapshot")
 )
 
