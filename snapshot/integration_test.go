@@ -347,7 +347,7 @@ func TestPinSplitReferences(t *testing.T) {
 	table := testenv.UniqueName(t, "split")
 	// System compactions would rewrite the daughters' references soon
 	// after the split; with compactions off for the table they stay.
-	err := s.client.CreateTable(testCtx(t), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f"}},
+	err := s.client.CreateTable(testCtx(t), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f", BlockSize: 1024}},
 		Attributes: map[string]string{"COMPACTION_ENABLED": "false"}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -413,7 +413,15 @@ func TestPinSplitReferences(t *testing.T) {
 		if string(f.FirstRow) != wantRows[i][0] || string(f.LastRow) != wantRows[i][1] {
 			t.Errorf("region %s: rows [%s, %s], want %v", r.EncodedName, f.FirstRow, f.LastRow, wantRows[i])
 		}
-		for _, e := range f.Index {
+		idx := f.Index
+		if wantRange[i] == hfile.RangeBottom {
+			// The bottom half's index ends with the parent's first block past it.
+			idx = idx[:len(idx)-1]
+		}
+		if len(idx) < 2 {
+			t.Errorf("region %s: index %v", r.EncodedName, f.Index)
+		}
+		for _, e := range idx {
 			if !r.Rows.Contains(e.Row) {
 				t.Errorf("region %s: index row %q outside %v", r.EncodedName, e.Row, r.Rows)
 			}
@@ -422,6 +430,24 @@ func TestPinSplitReferences(t *testing.T) {
 			t.Errorf("region %s: %d cells, want 500", r.EncodedName, n)
 		}
 	}
+	// Each daughter's planned bytes are about half the parent file, and
+	// together about the whole of it.
+	plan, err := job.Make(job.Spec{Table: table}, p.Regions, p.Files, job.PlanOptions{TaskBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parentSize := p.Files[0].Size
+	var sum int64
+	for _, task := range plan.Tasks {
+		if task.Bytes >= parentSize*3/4 {
+			t.Errorf("task %s: %d bytes of a %d-byte parent file", task.ID, task.Bytes, parentSize)
+		}
+		sum += task.Bytes
+	}
+	if sum < parentSize/2 || sum > parentSize+4096 {
+		t.Errorf("daughters' tasks: %d bytes, the parent file %d", sum, parentSize)
+	}
+	t.Logf("daughters' tasks estimate %d bytes of the parent file's %d", sum, parentSize)
 }
 
 func TestPinThenMajorCompactionMovesToArchive(t *testing.T) {

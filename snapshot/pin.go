@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 
 	"rangecopy/hbase"
@@ -49,7 +50,8 @@ type Pinned struct {
 	// Regions are the snapshot's regions in key order, split parents and
 	// read replicas left out; they cover the table.
 	Regions []job.Region
-	// Files are the store files of Regions with their facts, ordered by
+	// Files are the store files of Regions with their facts (see Facts for
+	// the facts of a half file), ordered by
 	// region (key order), family and name. Files with no cells (an empty
 	// HFile, or a half of a parent file with nothing on its side) are left
 	// out: there is nothing to copy in them.
@@ -211,6 +213,12 @@ func checkCoverage(regions []RegionInfo) error {
 // store file f: size, first and last rows, TIMERANGE and a sample of at most
 // maxIndex index entries, all clipped to the half a reference selects. ok is
 // false when the file (or its half) holds no cells.
+//
+// Size is the length of the file holding the bytes (the parent's, for a
+// half). The index of a bottom half ends with one more entry, the parent's
+// first block past the half (its row lies beyond LastRow), so that byte
+// estimates from index offsets stop where the half does; a top half's index
+// starts at the block holding its first row.
 func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int) (sf job.StoreFile, ok bool, err error) {
 	sf = job.StoreFile{Region: f.Region, Family: f.Family, Name: f.Name, Size: in.Size}
 	if err := ctx.Err(); err != nil {
@@ -253,7 +261,24 @@ func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int)
 		return sf, false, fmt.Errorf("%s: %w", what, err)
 	}
 	sf.Index = sampleIndex(clipIndex(idx, sf.FirstRow, sf.LastRow), maxIndex)
+	if in.Reference != nil && in.Reference.Range == hfile.RangeBottom {
+		// Mark where the half ends, so that estimates of the bytes of a
+		// row range (offset differences, job.Make) stop there rather than
+		// at the end of the parent file.
+		if end, ok := firstAfter(idx, sf.LastRow); ok {
+			sf.Index = append(sf.Index, end)
+		}
+	}
 	return sf, true, nil
+}
+
+// firstAfter returns the first index entry whose row sorts after row.
+func firstAfter(entries []job.IndexEntry, row []byte) (job.IndexEntry, bool) {
+	i := sort.Search(len(entries), func(i int) bool { return bytes.Compare(entries[i].Row, row) > 0 })
+	if i == len(entries) {
+		return job.IndexEntry{}, false
+	}
+	return entries[i], true
 }
 
 // clipIndex keeps the index entries of [first, last]: the block that holds
