@@ -410,6 +410,13 @@ func TestPinSplitReferences(t *testing.T) {
 		if in.Reference == nil || in.Reference.Range != wantRange[i] || in.Path != path.Join(s.root, "data/default", table, parent, "f", parentFiles[0]) {
 			t.Errorf("region %s: input %+v (reference %+v)", r.EncodedName, in, in.Reference)
 		}
+		// A worker that has only the file's name reads the reference from
+		// the daughter's reference file, as HBase wrote it.
+		byName, err := snapshot.Resolve(testCtx(t), s.fs, s.root, table, snapshot.ManifestFile{Region: r.EncodedName, Family: "f", Name: f.Name})
+		if err != nil || byName.Path != in.Path || byName.Reference == nil || byName.Reference.Range != in.Reference.Range ||
+			!bytes.Equal(byName.Reference.SplitKey, in.Reference.SplitKey) {
+			t.Errorf("region %s: resolved by name to %+v (%v), from the manifest to %+v", r.EncodedName, byName, err, in)
+		}
 		if string(f.FirstRow) != wantRows[i][0] || string(f.LastRow) != wantRows[i][1] {
 			t.Errorf("region %s: rows [%s, %s], want %v", r.EncodedName, f.FirstRow, f.LastRow, wantRows[i])
 		}
