@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"time"
 
 	"rangecopy/hbase"
 	"rangecopy/hfile"
@@ -96,6 +97,7 @@ func Release(ctx context.Context, client *hbase.Client, name string) error {
 // file, and every file's facts, opening at most opts.Parallelism files at once.
 func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pinned, error) {
 	opts = opts.withDefaults()
+	start := time.Now()
 	m, err := ReadManifest(ctx, fsys, rootDir, name, opts.Limits)
 	if err != nil {
 		return nil, err
@@ -168,6 +170,12 @@ func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pi
 		order[r.EncodedName] = i
 	}
 	sortFiles(p.Files, order)
+	var total int64
+	for _, f := range p.Files {
+		total += f.Size
+	}
+	opts.Logger.Info("snapshot read", "snapshot", name, "table", m.Info.Table, "regions", len(p.Regions),
+		"files", len(p.Files), "empty_files", len(files)-len(p.Files), "bytes", total, "took", time.Since(start))
 	return p, nil
 }
 
