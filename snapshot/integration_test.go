@@ -580,7 +580,9 @@ func TestPinClonedTableResolvesLinks(t *testing.T) {
 
 func TestPinTimeRanges(t *testing.T) {
 	s := source(t)
-	table := s.table(t, testenv.UniqueName(t, "time"), []testenv.Family{{Name: "f", MaxVersions: 5}}, nil)
+	// In a namespace of its own, so that Pin meets a namespaced table.
+	ns := nonNamespace.ReplaceAllString(testenv.UniqueName(t, "tns"), "_")
+	table := s.table(t, ns+":"+testenv.UniqueName(t, "time"), []testenv.Family{{Name: "f", MaxVersions: 5}}, nil)
 	// Two flushes of cells with explicit timestamps: [1000, 1099] and
 	// [5000, 5099], the same rows, so the region's two files overlap in
 	// rows but not in time.
@@ -606,6 +608,12 @@ func TestPinTimeRanges(t *testing.T) {
 			t.Fatalf("file %s has no TIMERANGE", f.Name)
 		}
 		got = append(got, [2]int64{f.MinTime, f.MaxTime})
+	}
+	for _, f := range p.Files {
+		in, _ := p.Input(f)
+		if want := path.Join(s.root, "data", ns, strings.TrimPrefix(table, ns+":"), f.Region, "f", f.Name); in.Path != want {
+			t.Errorf("file %s: resolved to %s, want %s", f.Name, in.Path, want)
+		}
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i][0] < got[j][0] })
 	if got[0] != [2]int64{1000, 1099} || got[1] != [2]int64{5000, 5099} {
