@@ -632,6 +632,22 @@ func TestPinTimeRanges(t *testing.T) {
 		t.Errorf("pruned = %+v", plan.Pruned)
 	}
 
+	// Pin again under the same name (a master restarted mid-job) reads
+	// the snapshot taken before instead of taking a new one; another
+	// table under that name is refused.
+	s.put(t, table, "f", rows("later", 0, 10), "q", 0)
+	again, err := snapshot.Pin(testCtx(t), s.client, s.fs, s.root, table, name, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Info.Created.Equal(p.Info.Created) || strings.Join(names(again.Files), ",") != strings.Join(names(p.Files), ",") {
+		t.Errorf("pinned again: %+v with %v, first %+v with %v", again.Info, names(again.Files), p.Info, names(p.Files))
+	}
+	other := s.table(t, testenv.UniqueName(t, "other"), []testenv.Family{{Name: "f"}}, nil)
+	if _, err := snapshot.Pin(testCtx(t), s.client, s.fs, s.root, other, name, snapshot.Options{}); err == nil || !strings.Contains(err.Error(), "is of table "+table) {
+		t.Errorf("pin of %s under the name of a snapshot of %s: %v", other, table, err)
+	}
+
 	// Release deletes the snapshot: its manifest is gone.
 	if err := snapshot.Release(testCtx(t), s.client, name); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -69,11 +70,21 @@ func (p *Pinned) Input(f job.StoreFile) (Input, bool) {
 
 // Pin takes a flush snapshot of table with client, waits until it is done,
 // and reads it (see Read). rootDir is the source's hbase.rootdir path in fsys.
-// On a failure after the snapshot was taken, the snapshot is left for the
-// caller to Release.
+//
+// Pin is idempotent: when a complete snapshot of that name already exists, it
+// is read as it is (it must be of the same table), so a master that restarts
+// mid-job pins the same point in time again rather than a new one. On a
+// failure after the snapshot was taken, the snapshot is left for the caller
+// to Release.
 func Pin(ctx context.Context, client *hbase.Client, fsys FS, rootDir, table, snapshotName string, opts Options) (*Pinned, error) {
-	if err := client.CreateSnapshot(ctx, table, snapshotName); err != nil {
-		return nil, fmt.Errorf("pin table %s: %w", table, err)
+	_, err := ReadManifest(ctx, fsys, rootDir, snapshotName, opts.Limits)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if err := client.CreateSnapshot(ctx, table, snapshotName); err != nil {
+			return nil, fmt.Errorf("pin table %s: %w", table, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("pin table %s: existing snapshot %s: %w", table, snapshotName, err)
 	}
 	p, err := Read(ctx, fsys, rootDir, snapshotName, opts)
 	if err != nil {
