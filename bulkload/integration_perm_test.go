@@ -1,8 +1,10 @@
 package bulkload_test
 
 import (
+	"errors"
 	"os"
 	"path"
+	"strings"
 	"testing"
 
 	"github.com/colinmarc/hdfs/v2"
@@ -85,4 +87,41 @@ func TestIntegrationNonSuperuser(t *testing.T) {
 	if !exists(t, s.fs, home) {
 		t.Error("Remove removed more than the job folder")
 	}
+}
+
+// TestIntegrationRefused has the region server refuse a file for a reason it
+// hides behind loaded=false: the file belongs to the superuser with mode 0644
+// and the load runs as another user, who may not move it. The Loader tries a
+// few times, then gives up with an error naming the file, the region and
+// what it could find out; the file stays and the table stays empty.
+func TestIntegrationRefused(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, "refused", fams, nil)
+	ctx := testCtx(t)
+	cells := genCells("f", "r", 0, 20)
+	f := writeFile(t, s, "t", "f", cells, hfile.WriterOptions{})
+	if err := s.fs.Chmod(f.Path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := *s
+	other.c = dial(t, s.cl, "rcother")
+	l := other.loader(t, nil)
+	err := l.Load(ctx, f)
+	var le *bulkload.LoadError
+	if !errors.As(err, &le) || le.Region == "" {
+		t.Fatalf("Load of a file the user may not move: %v", err)
+	}
+	for _, want := range []string{f.Path, le.Region, "loaded=false", "owned by " + s.cl.User, "-rw-r--r--"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if !exists(t, s.fs, f.Path) {
+		t.Error("refused file is gone")
+	}
+	checkTable(t, s, nil)
+	if v := l.Counters().Values(); v.Files != 0 || v.Retries == 0 {
+		t.Errorf("counters = %+v, want retries and no file", v)
+	}
+	t.Logf("refused: %v", err)
 }

@@ -242,8 +242,8 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 			if reason, cause := l.diagnose(ctx, cur.file); reason != "" {
 				return &LoadError{File: cur.file, Region: regionName, Reason: reason, Err: cause}
 			}
-			if notLoaded >= 3 {
-				return &LoadError{File: cur.file, Region: regionName, Reason: fmt.Sprintf("refused %d times", notLoaded), Err: err}
+			if notLoaded >= maxNotLoaded {
+				return &LoadError{File: cur.file, Region: regionName, Reason: l.refusedReason(cur.file, notLoaded), Err: err}
 			}
 			l.dropToken(ctx) // a staging folder that vanished would refuse every load
 		}
@@ -270,6 +270,23 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 	}
 	return nil
+}
+
+// maxNotLoaded is how many times in a row a region server may answer
+// loaded=false for a file, without a cause the Loader can find, before the
+// Loader gives up on it.
+const maxNotLoaded = 3
+
+// refusedReason describes a file the region server keeps refusing, with the
+// facts that most often explain it.
+func (l *Loader) refusedReason(f File, times int) string {
+	reason := fmt.Sprintf("region server refused the file %d times (loaded=false), with the table, family, file and region all fine as far as the client can tell", times)
+	if fi, err := l.cfg.FS.Stat(f.Path); err == nil {
+		if hf, ok := fi.(*hdfs.FileInfo); ok {
+			reason += fmt.Sprintf("; the file is owned by %s:%s with mode %v and the bulk load's user must be able to read and write it", hf.Owner(), hf.OwnerGroup(), fi.Mode().Perm())
+		}
+	}
+	return reason + "; the region server's log has the cause"
 }
 
 // loadInto loads f into region r with the Loader's bulk load token.
