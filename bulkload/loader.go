@@ -465,7 +465,7 @@ func verifyCells(ctx context.Context, r *hfile.Reader, family string) error {
 	if n != r.EntryCount() {
 		return fmt.Errorf("%d cells, the trailer says %d", n, r.EntryCount())
 	}
-	if prev == nil || hfile.CompareKeys(prev, r.LastKey()) != 0 {
+	if last := r.LastKey(); prev == nil || last == nil || hfile.CompareKeys(prev, last) != 0 {
 		return fmt.Errorf("last cell %v is not the file's last key %s", prev, r.LastKey())
 	}
 	return nil
