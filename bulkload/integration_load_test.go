@@ -33,10 +33,17 @@ func TestIntegrationLoad(t *testing.T) {
 			files = append(files, writeFile(t, s, fmt.Sprintf("task%d", i), fam, cells, opts[i]))
 		}
 	}
+	// Load concurrently: a Loader is shared by a task's goroutines.
+	errs := make(chan error, len(files))
 	for _, f := range files {
-		if err := l.Load(ctx, f); err != nil {
+		go func() { errs <- l.Load(ctx, f) }()
+	}
+	for range files {
+		if err := <-errs; err != nil {
 			t.Fatalf("Load: %v", err)
 		}
+	}
+	for _, f := range files {
 		if exists(t, s.fs, f.Path) {
 			t.Errorf("%s is still in the work folder after its load: copied, not moved", f.Path)
 		}

@@ -319,11 +319,16 @@ func (l *Loader) tokenFor(ctx context.Context, r *hbase.Region) (string, error) 
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.token != "" { // another goroutine was faster
-		go l.cleanup(context.WithoutCancel(ctx), r, token)
-		return l.token, nil
+	if l.token == "" {
+		l.token = token
+		return token, nil
 	}
-	l.token = token
+	// Another goroutine was faster: use its token, release ours.
+	mine := token
+	token = l.token
+	l.mu.Unlock()
+	l.cleanup(context.WithoutCancel(ctx), r, mine)
+	l.mu.Lock()
 	return token, nil
 }
 
@@ -360,7 +365,7 @@ func (l *Loader) Close(ctx context.Context) error {
 	if token == "" {
 		return nil
 	}
-	var err error
+	err := errors.New("no open region")
 	for _, r := range regions {
 		if r.Server.IsZero() {
 			continue
