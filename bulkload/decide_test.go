@@ -228,3 +228,16 @@ func TestLoadErrorNamesFileAndRegion(t *testing.T) {
 		t.Error("LoadError does not unwrap")
 	}
 }
+
+func TestFSPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a/b":                        "/a/b",
+		"hdfs://localhost:8020/a/b":   "/a/b",
+		"hdfs://nameservice1/a/b%20c": "/a/b c",
+		"relative/x":                  "relative/x",
+	} {
+		if got := fsPath(in); got != want {
+			t.Errorf("fsPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -22,6 +22,8 @@ func TestIntegrationLoadAfterSplit(t *testing.T) {
 			t.Fatalf("split at %s: %v", key, err)
 		}
 	}
+	plain := f.Path
+	f.Path = s.cl.FSDefaultFS + plain // fully qualified, as HBase names files
 	if err := l.Load(ctx, f); err != nil {
 		t.Fatalf("Load after split: %v", err)
 	}
@@ -30,8 +32,8 @@ func TestIntegrationLoadAfterSplit(t *testing.T) {
 	if v.Resplits != 1 || v.Files != 3 {
 		t.Errorf("counters = %+v, want 1 re-split into 3 loaded parts", v)
 	}
-	if exists(t, s.fs, f.Path) {
-		t.Errorf("re-split file %s left after its parts were loaded", f.Path)
+	if exists(t, s.fs, plain) {
+		t.Errorf("re-split file %s left after its parts were loaded", plain)
 	}
 	left, err := s.fs.ReadDir(s.wd.TaskDir("t1") + "/f")
 	if err != nil || len(left) != 0 {

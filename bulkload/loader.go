@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
 	"path"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,8 @@ import (
 // family of the target table.
 type File struct {
 	Family string
-	// Path is the file's absolute path in the target HDFS.
+	// Path is the file's absolute path in the target HDFS, plain
+	// (/a/b) or fully qualified (hdfs://namenode:port/a/b).
 	Path string
 	// FirstRow and LastRow are the rows of the file's first and last cells.
 	// When nil, the Loader reads them from the file; when set, they must
@@ -265,7 +267,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 	}
 	for _, p := range parents {
-		if err := l.cfg.FS.Remove(p); err != nil {
+		if err := l.cfg.FS.Remove(fsPath(p)); err != nil {
 			l.log.Warn("bulkload: cannot remove a re-split file after loading its parts", "file", p, "err", err)
 		}
 	}
@@ -281,7 +283,7 @@ const maxNotLoaded = 3
 // facts that most often explain it.
 func (l *Loader) refusedReason(f File, times int) string {
 	reason := fmt.Sprintf("region server refused the file %d times (loaded=false), with the table, family, file and region all fine as far as the client can tell", times)
-	if fi, err := l.cfg.FS.Stat(f.Path); err == nil {
+	if fi, err := l.cfg.FS.Stat(fsPath(f.Path)); err == nil {
 		if hf, ok := fi.(*hdfs.FileInfo); ok {
 			reason += fmt.Sprintf("; the file is owned by %s:%s with mode %v and the bulk load's user must be able to read and write it", hf.Owner(), hf.OwnerGroup(), fi.Mode().Perm())
 		}
@@ -409,7 +411,7 @@ func (l *Loader) inspect(ctx context.Context, f *File) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, &LoadError{File: *f, Reason: "cancelled", Err: err}
 	}
-	fr, err := l.cfg.FS.Open(f.Path)
+	fr, err := l.cfg.FS.Open(fsPath(f.Path))
 	if err != nil {
 		return 0, bad("cannot open", err)
 	}
@@ -485,7 +487,7 @@ type part struct {
 // region, next to f, with the same writer settings. Regions without cells get
 // no file.
 func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (parts []part, err error) {
-	fr, err := l.cfg.FS.Open(f.Path)
+	fr, err := l.cfg.FS.Open(fsPath(f.Path))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", f.Path, err)
 	}
@@ -531,7 +533,7 @@ func (l *Loader) writePart(ctx context.Context, r *hfile.Reader, f File, reg *hb
 	if len(reg.EndKey) > 0 {
 		so.StopRow = reg.EndKey
 	}
-	name, fw, err := createFile(ctx, l.cfg.FS, path.Dir(f.Path))
+	name, fw, err := createFile(ctx, l.cfg.FS, path.Dir(fsPath(f.Path)))
 	if err != nil {
 		return nil, err
 	}
@@ -625,4 +627,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// fsPath strips the scheme and authority of a fully qualified HDFS path:
+// the HDFS client names files by their path alone.
+func fsPath(p string) string {
+	if u, err := url.Parse(p); err == nil && u.Scheme != "" {
+		return u.Path
+	}
+	return p
 }
