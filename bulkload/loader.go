@@ -417,7 +417,7 @@ func (l *Loader) inspect(ctx context.Context, f *File) (int64, error) {
 	}
 	defer fr.Close()
 	size := fr.Stat().Size()
-	r, err := hfile.Open(&lockedReaderAt{r: fr}, size, f.Path)
+	r, err := hfile.Open(newWindowReader(fr, size), size, f.Path)
 	if err != nil {
 		return 0, bad("not a readable HFile", err)
 	}
@@ -492,7 +492,7 @@ func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (
 		return nil, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer fr.Close()
-	r, err := hfile.Open(&lockedReaderAt{r: fr}, fr.Stat().Size(), f.Path)
+	r, err := hfile.Open(newWindowReader(fr, fr.Stat().Size()), fr.Stat().Size(), f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -605,17 +605,66 @@ func WriterOptionsOf(r *hfile.Reader) hfile.WriterOptions {
 	return o
 }
 
-// lockedReaderAt makes an HDFS FileReader (whose ReadAt moves a shared
-// offset) safe for the concurrent reads an hfile.Reader may make.
-type lockedReaderAt struct {
-	mu sync.Mutex
-	r  *hdfs.FileReader
+// readAheadSize is the window a windowReader fetches from HDFS at once.
+const readAheadSize = 8 << 20
+
+// windowReader serves an hfile.Reader's many small reads of an HDFS file
+// (block headers, then blocks, in file order) from a read-ahead window, so a
+// sequential scan costs one large HDFS read per window instead of a seek and
+// a DataNode round trip per block. An HDFS FileReader's ReadAt moves a shared
+// offset, so access is serialised.
+type windowReader struct {
+	mu   sync.Mutex
+	r    io.ReaderAt
+	name string
+	size int64
+	off  int64 // file offset of buf[0]
+	buf  []byte
 }
 
-func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.r.ReadAt(p, off)
+func newWindowReader(r *hdfs.FileReader, size int64) *windowReader {
+	return &windowReader{r: r, name: r.Name(), size: size}
+}
+
+func (w *windowReader) ReadAt(p []byte, off int64) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if off < 0 {
+		return 0, fmt.Errorf("read %s at negative offset %d", w.name, off)
+	}
+	if len(p) > readAheadSize/2 { // large reads bypass the window
+		return w.r.ReadAt(p, off)
+	}
+	n := 0
+	for n < len(p) {
+		pos := off + int64(n)
+		if pos >= w.size {
+			return n, io.EOF
+		}
+		if pos < w.off || pos >= w.off+int64(len(w.buf)) {
+			if err := w.fill(pos); err != nil {
+				return n, err
+			}
+		}
+		n += copy(p[n:], w.buf[pos-w.off:])
+	}
+	return n, nil
+}
+
+// fill loads the window starting at pos.
+func (w *windowReader) fill(pos int64) error {
+	size := min(int64(readAheadSize), w.size-pos)
+	if cap(w.buf) < int(size) {
+		w.buf = make([]byte, readAheadSize)
+	}
+	w.buf = w.buf[:size]
+	got, err := w.r.ReadAt(w.buf, pos)
+	w.buf = w.buf[:got]
+	w.off = pos
+	if got == 0 && err != nil {
+		return err
+	}
+	return nil
 }
 
 type countingWriter struct {
