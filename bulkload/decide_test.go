@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -47,6 +48,7 @@ func TestDecide(t *testing.T) {
 		{"table disabled", callFailed(remote(hbase.KindTableNotEnabled)), GiveUp},
 		{"table gone from meta", &hbase.NotFoundError{Kind: hbase.KindTableNotFound, What: "table", Name: "t"}, GiveUp},
 		{"family error of ours", &LoadError{Err: &hbase.NotFoundError{Kind: hbase.KindNoSuchColumnFamily, What: "column family", Name: "t:x"}}, GiveUp},
+		{"file gone", &LoadError{Err: fmt.Errorf("%w: %w", ErrFileGone, fmt.Errorf("%w: %w", errBadFile, os.ErrNotExist))}, GiveUp},
 		{"bad file", &LoadError{Err: fmt.Errorf("%w: %w", errBadFile, hfile.ErrFormat)}, GiveUp},
 		{"do not retry", callFailed(&hbase.RemoteError{Kind: hbase.KindOther, Class: "x", DoNotRetry: true}), GiveUp},
 		{"other remote error", callFailed(remote(hbase.KindOther)), Retry},

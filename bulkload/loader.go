@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"path"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,15 @@ type File struct {
 	// match the file.
 	FirstRow, LastRow []byte
 }
+
+// ErrFileGone reports a file that vanished while the Loader was loading it.
+// Most likely a region server loaded it in an attempt whose answer was lost
+// (a broken connection, a server that died after the move) and the retry
+// found nothing to load; it may also have been moved or removed by someone
+// else. Either way the Loader cannot tell whether its cells are in the table:
+// load the task's range again from its checkpoint (a repeated load only adds
+// identical cells).
+var ErrFileGone = errors.New("file gone during its load (loaded by an attempt whose answer was lost, or moved away)")
 
 // errBadFile marks errors about the file itself: loading it again will not
 // help.
@@ -396,6 +406,9 @@ func (l *Loader) diagnose(ctx context.Context, f File) (string, error) {
 	}
 	g := f
 	if _, err := l.inspect(ctx, &g); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "the file is gone", fmt.Errorf("%w: %w", ErrFileGone, err)
+		}
 		return "region server refused the file, and it is no longer what was written", err
 	}
 	return "", nil
