@@ -57,6 +57,7 @@ type LoadError struct {
 	Err    error
 }
 
+// Error names the file, its family and rows, the region and the reason.
 func (e *LoadError) Error() string {
 	s := fmt.Sprintf("bulk load %s (family %s", e.File.Path, e.File.Family)
 	if e.File.FirstRow != nil {
