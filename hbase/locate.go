@@ -3,6 +3,7 @@ package hbase
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -277,6 +278,10 @@ func (c *Client) regionCall(ctx context.Context, what, table string, row []byte,
 		}
 		cur = r
 		if err := fn(r); err != nil {
+			var re *RemoteError
+			if errors.As(err, &re) && re.Region == "" {
+				re.Region = r.String()
+			}
 			return err
 		}
 		return nil
