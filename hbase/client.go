@@ -123,7 +123,9 @@ func (c *Client) Close() error {
 			e.c.close()
 		}
 	}
-	c.zk.close()
+	if c.zk != nil {
+		c.zk.close()
+	}
 	return nil
 }
 
