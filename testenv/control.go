@@ -205,6 +205,12 @@ func (c *Cluster) CreateSnapshot(ctx context.Context, table, snapshot string) er
 	return c.ctl.do(ctx, "snapshot/create", c.Name, map[string]any{"table": table, "snapshot": snapshot}, nil)
 }
 
+// CloneSnapshot creates table from a snapshot in this cluster (one exported
+// into it, for one) and waits until its regions are online.
+func (c *Cluster) CloneSnapshot(ctx context.Context, snapshot, table string) error {
+	return c.ctl.do(ctx, "snapshot/clone", c.Name, map[string]any{"snapshot": snapshot, "table": table}, nil)
+}
+
 // DeleteSnapshot deletes a snapshot.
 func (c *Cluster) DeleteSnapshot(ctx context.Context, snapshot string) error {
 	return c.ctl.do(ctx, "snapshot/delete", c.Name, map[string]any{"snapshot": snapshot}, nil)

@@ -60,6 +60,7 @@ final class Control {
     ops.put("region/move", o::move);
     ops.put("snapshot/create", o::createSnapshot);
     ops.put("snapshot/delete", o::deleteSnapshot);
+    ops.put("snapshot/clone", o::cloneSnapshot);
     ops.put("tool", new Tools()::run);
   }
 

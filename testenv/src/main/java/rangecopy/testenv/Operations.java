@@ -30,8 +30,12 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.master.RegionState;
+import org.apache.hadoop.hbase.master.assignment.RegionStates;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.BloomType;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -78,6 +82,10 @@ final class Operations {
     for (int i = 0; i < threads.size(); i++) {
       RegionServerThread t = threads.get(i);
       if (t.isAlive() && t.getRegionServer().getServerName().equals(target)) {
+        List<RegionInfo> hosted = new ArrayList<>();
+        for (HRegion r : t.getRegionServer().getRegions()) {
+          hosted.add(r.getRegionInfo());
+        }
         c.hbase().stopRegionServer(i);
         c.hbase().waitOnRegionServer(i);
         if (req.bool("wait", true)) {
@@ -85,6 +93,14 @@ final class Operations {
           waitFor("master sees " + target + " gone", () -> !c.admin()
               .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
               .getLiveServerMetrics().containsKey(target));
+          RegionStates states = c.hbase().getMaster().getAssignmentManager().getRegionStates();
+          for (RegionInfo ri : hosted) {
+            waitFor("region " + ri.getEncodedName() + " of " + target + " open elsewhere", () -> {
+              RegionState rs = states.getRegionState(ri);
+              return rs != null && rs.isOpened() && rs.getServerName() != null
+                  && !rs.getServerName().equals(target);
+            });
+          }
           c.util().waitUntilNoRegionsInTransition(WAIT_MS);
         }
         return Map.of("server", target.toString());
@@ -257,8 +273,18 @@ final class Operations {
   }
 
   Object compact(MiniCluster c, Request req) throws Exception {
-    // Synchronous, region by region, in the region servers of this JVM.
-    c.util().compact(tableName(req), req.bool("major", true));
+    // Synchronous, region by region, in the region servers of this JVM. The compacted-away files
+    // are archived at once rather than by the discharger chore minutes later, so a listing of the
+    // store directory shows the result.
+    TableName tn = tableName(req);
+    c.util().compact(tn, req.bool("major", true));
+    for (RegionServerThread t : c.hbase().getLiveRegionServerThreads()) {
+      for (HRegion r : t.getRegionServer().getRegions(tn)) {
+        for (HStore store : r.getStores()) {
+          store.closeAndArchiveCompactedFiles();
+        }
+      }
+    }
     return null;
   }
 
@@ -365,8 +391,20 @@ final class Operations {
       }
     }
     final ServerName to = dest;
-    c.admin().move(Bytes.toBytes(encoded), to);
-    waitFor("region " + encoded + " on " + to, () -> to.equals(locate(c, encoded)));
+    // A region server that has just joined may not take the region on the first try: ask again
+    // while the region is open elsewhere and not yet on the destination.
+    long deadline = System.currentTimeMillis() + WAIT_MS;
+    while (true) {
+      c.admin().move(Bytes.toBytes(encoded), to);
+      try {
+        waitFor("region " + encoded + " on " + to, 30_000, () -> to.equals(locate(c, encoded)));
+        break;
+      } catch (IOException e) {
+        if (System.currentTimeMillis() > deadline) {
+          throw e;
+        }
+      }
+    }
     return Map.of("region", encoded, "from", current.toString(), "server", to.toString());
   }
 
@@ -375,6 +413,13 @@ final class Operations {
     String name = req.string("snapshot");
     c.admin().snapshot(name, tn);
     return Map.of("snapshot", name);
+  }
+
+  Object cloneSnapshot(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    c.admin().cloneSnapshot(req.string("snapshot"), tn);
+    c.util().waitTableAvailable(tn, WAIT_MS);
+    return Map.of("table", tn.getNameAsString());
   }
 
   Object deleteSnapshot(MiniCluster c, Request req) throws Exception {
@@ -422,11 +467,15 @@ final class Operations {
   }
 
   static void waitFor(String what, Condition cond) throws Exception {
-    long deadline = System.currentTimeMillis() + WAIT_MS;
+    waitFor(what, WAIT_MS, cond);
+  }
+
+  static void waitFor(String what, long waitMs, Condition cond) throws Exception {
+    long deadline = System.currentTimeMillis() + waitMs;
     long pause = 50;
     while (!cond.holds()) {
       if (System.currentTimeMillis() > deadline) {
-        throw new IOException("timed out after " + WAIT_MS + " ms waiting for " + what);
+        throw new IOException("timed out after " + waitMs + " ms waiting for " + what);
       }
       Thread.sleep(pause);
       pause = Math.min(pause * 2, 1000);

@@ -1,0 +1,51 @@
+# rangecopy: the two commands a newcomer runs are `make demo` and `make test`.
+SHELL := /bin/bash
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GO_LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all build deps testenv-build testenv-up testenv-down testenv-status demo test vet fmt proto clean
+
+all: build
+
+## build: the rangecopy binary in bin/
+build:
+	go build -ldflags "$(GO_LDFLAGS)" -o bin/rangecopy ./cmd/rangecopy
+
+## deps: install what is missing (JDK 17, Maven, protoc, protoc-gen-go) and fetch Go and Maven dependencies
+deps:
+	bash scripts/install-deps.sh
+
+## testenv-build: compile the Java harness and resolve its classpath (dependencies cached in ~/.m2)
+testenv-build:
+	mvn -B -q -f testenv/pom.xml package
+
+## testenv-up: start both mini clusters in the background and wait until they are ready
+testenv-up: testenv-build
+	go run ./testenv/cmd/testenv up
+
+## testenv-down: stop both mini clusters
+testenv-down:
+	go run ./testenv/cmd/testenv down
+
+testenv-status:
+	go run ./testenv/cmd/testenv status
+
+## demo: bring up the source and target clusters and print their addresses
+demo: deps testenv-up
+
+## test: install what is missing, start the clusters, vet, run every test with -race, stop the clusters
+test: deps
+	bash scripts/test.sh
+
+vet:
+	go vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+## proto: regenerate the protobuf code of hbase/
+proto:
+	bash hbase/pb/generate.sh
+
+clean:
+	rm -rf bin testenv/target

@@ -1,0 +1,202 @@
+package hfile
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"rangecopy/testenv"
+)
+
+// These tests check the package against HBase's own writer and reader,
+// running the fixture class testenv/src/main/java/rangecopy/testenv/fixtures/
+// HFileFixtures.java inside the test environment's JVM. The class must be
+// compiled (make testenv-build, or mvn -q -B -o -f testenv/pom.xml compile).
+// The harness has no LZ4 or ZSTD codec on its classpath, so only NONE, GZ
+// and SNAPPY are compared.
+
+const fixtureClass = "rangecopy.testenv.fixtures.HFileFixtures"
+
+func runFixture(t *testing.T, mode, dir string) string {
+	t.Helper()
+	env := testenv.Get(t)
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := filepath.Join(root, "testenv", "target", "classes")
+	if _, err := os.Stat(filepath.Join(classes, "rangecopy", "testenv", "fixtures", "HFileFixtures.class")); err != nil {
+		t.Fatalf("fixture class not compiled (run mvn -q -B -o -f testenv/pom.xml compile): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := env.Source.RunTool(ctx, fixtureClass, []string{mode, dir}, []string{classes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("%s %s: exit %d:\n%s", fixtureClass, mode, res.ExitCode, res.Output)
+	}
+	return res.Output
+}
+
+func hexField(b []byte) string { return "x" + hex.EncodeToString(b) }
+
+func dumpLine(c *Cell) string {
+	return fmt.Sprintf("cell %s %s %s %d %d %s %s %d", hexField(c.Row), hexField(c.Family), hexField(c.Qualifier),
+		c.Timestamp, c.Type, hexField(c.Value), hexField(c.Tags), c.SeqID)
+}
+
+// dumpCells renders cells and keys the way HFileFixtures dumps a file.
+func dumpCells(cells []*Cell, first, last []byte) []string {
+	var out []string
+	for _, c := range cells {
+		out = append(out, dumpLine(c))
+	}
+	key := func(k []byte) string {
+		if k == nil {
+			return "-"
+		}
+		return hexField(k)
+	}
+	return append(out, fmt.Sprintf("entries %d", len(cells)), "first "+key(first), "last "+key(last))
+}
+
+func readDump(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+func compareDumps(t *testing.T, name string, got, want []string) {
+	t.Helper()
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			t.Fatalf("%s: line %d differs:\n got %s\nwant %s", name, i+1, got[i], want[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d dump lines, want %d", name, len(got), len(want))
+	}
+}
+
+// TestInteropReadHBaseFiles reads HFiles HBase wrote (every encoding x NONE/
+// GZ/SNAPPY x tags x MVCC) and compares every cell with HBase's own reader.
+func TestInteropReadHBaseFiles(t *testing.T) {
+	dir := t.TempDir()
+	runFixture(t, "write", dir)
+	files, err := filepath.Glob(filepath.Join(dir, "*.hfile"))
+	if err != nil || len(files) != 5*3*4 {
+		t.Fatalf("HBase wrote %d files (%v), want 60", len(files), err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(bytes.NewReader(b), int64(len(b)), filepath.Base(f))
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(f), err)
+		}
+		cells := readAll(t, r, ScanOptions{})
+		if r.Trailer().NumDataIndexLevels < 2 {
+			t.Errorf("%s: %d index levels; the fixture should force a multi-level index", filepath.Base(f), r.Trailer().NumDataIndexLevels)
+		}
+		got := dumpCells(cells, r.Info().FirstKey, r.Info().LastKey)
+		compareDumps(t, filepath.Base(f), got, readDump(t, f+".dump"))
+		// Seeks land where a scan says they should.
+		s := r.Scanner(ScanOptions{})
+		for i := 0; i < len(cells); i += 101 {
+			s.Seek(cells[i])
+			if !s.Next() || !cellsEqual(s.Cell(), cells[i]) {
+				t.Fatalf("%s: seek to cell %d (%s) found %v (err %v)", filepath.Base(f), i, cells[i], s.Cell(), s.Err())
+			}
+		}
+	}
+}
+
+// TestInteropHBaseReadsOurFiles writes files with our writer and has HBase's
+// reader (HFile.createReader, the bulk-load validation path) dump them.
+func TestInteropHBaseReadsOurFiles(t *testing.T) {
+	dir := t.TempDir()
+	want := map[string][]string{}
+	write := func(name string, opts WriterOptions, cells []*Cell) {
+		b := writeFile(t, opts, cells)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var first, last []byte
+		if len(cells) > 0 {
+			first, last = KeyBytes(cells[0]), KeyBytes(cells[len(cells)-1])
+		}
+		exp := dumpCells(cells, first, last)
+		if !opts.IncludeMVCC {
+			for i, c := range cells {
+				cc := *c
+				cc.SeqID = 0
+				exp[i] = dumpLine(&cc)
+			}
+		}
+		want[name] = exp
+	}
+	seed := uint64(100)
+	for _, enc := range allEncodings {
+		for _, comp := range []Compression{CompressionNone, CompressionGZ, CompressionSnappy} {
+			for _, tags := range []bool{false, true} {
+				for _, mvcc := range []bool{false, true} {
+					seed++
+					name := fmt.Sprintf("go-%s-%s-tags%v-mvcc%v.hfile", enc, comp, tags, mvcc)
+					write(name, WriterOptions{BlockSize: 1024, Encoding: enc, Compression: comp, IncludeTags: tags,
+						IncludeMVCC: mvcc, IndexBlockSize: 512, IndexMinEntries: 4}, genCells(3000, seed, tags, mvcc))
+				}
+			}
+		}
+	}
+	write("go-bloom.row.hfile", WriterOptions{BlockSize: 1024, Bloom: BloomRow, BloomBlockSize: 256}, genCells(3000, 1, false, false))
+	write("go-bloom.rowcol.hfile", WriterOptions{BlockSize: 1024, Encoding: EncodingFastDiff, Compression: CompressionGZ,
+		Bloom: BloomRowCol, BloomBlockSize: 256}, genCells(3000, 2, false, false))
+	write("go-bloom2.row.hfile", WriterOptions{BlockSize: 1024, Encoding: EncodingFastDiff, Compression: CompressionGZ, Bloom: BloomRow, BloomBlockSize: 256}, genCells(3000, 1, false, false))
+	write("go-bloom2.rowcol.hfile", WriterOptions{BlockSize: 1024, Bloom: BloomRowCol, BloomBlockSize: 256}, genCells(3000, 2, false, false))
+	write("go-single.hfile", WriterOptions{}, genCells(1, 3, false, false))
+	write("go-empty.hfile", WriterOptions{Encoding: EncodingFastDiff}, nil)
+	write("go-nochecksum.hfile", WriterOptions{BytesPerChecksum: -1, Compression: CompressionSnappy}, genCells(500, 4, false, false))
+
+	output := runFixture(t, "dump", dir)
+	names := make([]string, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		got := readDump(t, filepath.Join(dir, name+".hbase.dump"))
+		exp := want[name]
+		if strings.Contains(name, ".row") {
+			if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "bloom ") {
+				t.Fatalf("%s: no bloom line", name)
+			}
+			var checked, missing int
+			fmt.Sscanf(got[len(got)-1], "bloom %d %d", &checked, &missing)
+			if checked == 0 || missing != 0 {
+				var misses []string
+				for _, l := range strings.Split(output, "\n") {
+					if strings.Contains(l, "bloom miss") {
+						misses = append(misses, l)
+					}
+				}
+				t.Fatalf("%s: HBase's bloom filter misses %d of %d keys:\n%s", name, missing, checked, strings.Join(misses, "\n"))
+			}
+			got = got[:len(got)-1]
+		}
+		compareDumps(t, name, got, exp)
+	}
+}

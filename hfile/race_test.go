@@ -1,0 +1,5 @@
+//go:build race
+
+package hfile
+
+const raceEnabled = true

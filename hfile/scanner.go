@@ -1,0 +1,281 @@
+package hfile
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// ScanOptions bounds a scan. The effective range is the intersection of the
+// row bounds and the key bounds; nil fields are unbounded.
+type ScanOptions struct {
+	// StartRow is the first row to return (inclusive).
+	StartRow []byte
+	// StopRow is the first row not to return (exclusive).
+	StopRow []byte
+	// StartKey is the first cell key to return (inclusive).
+	StartKey *Cell
+	// StopKey is the first cell key not to return (exclusive).
+	StopKey *Cell
+}
+
+// Scanner iterates over the cells of a Reader in key order. It does not
+// allocate per cell: the Cell it returns points into its buffers and is valid
+// until the next call to Next or Seek. A Scanner is not safe for concurrent
+// use; open one per goroutine.
+type Scanner struct {
+	r            *Reader
+	lower, upper *Cell
+	br           blockReader
+	dec          []byte // decoded NONE-layout cells of encoded blocks
+	cells        []byte // cells of the current block
+	pos          int
+	blockOff     int64
+	blockSize    int
+	loaded       bool
+	started      bool
+	pending      bool
+	done         bool
+	cell         Cell
+	rc           rawCell
+	err          error
+}
+
+// Scanner returns a new scanner over the range in opts. It is positioned
+// before the first cell of the range.
+func (r *Reader) Scanner(opts ScanOptions) *Scanner {
+	s := &Scanner{r: r}
+	if opts.StartRow != nil {
+		s.lower = FirstOnRow(opts.StartRow)
+	}
+	if opts.StartKey != nil && (s.lower == nil || CompareKeys(opts.StartKey, s.lower) > 0) {
+		s.lower = opts.StartKey
+	}
+	if opts.StopRow != nil {
+		s.upper = FirstOnRow(opts.StopRow)
+	}
+	if opts.StopKey != nil && (s.upper == nil || CompareKeys(opts.StopKey, s.upper) < 0) {
+		s.upper = opts.StopKey
+	}
+	return s
+}
+
+// Err returns the first error the scanner met.
+func (s *Scanner) Err() error { return s.err }
+
+// Cell returns the current cell. It is valid until the next call to Next or
+// Seek.
+func (s *Scanner) Cell() *Cell { return &s.cell }
+
+func (s *Scanner) fail(err error) bool {
+	if s.err == nil {
+		s.err = s.r.wrap(err)
+	}
+	s.done = true
+	return false
+}
+
+// Next advances to the next cell and reports whether there is one.
+func (s *Scanner) Next() bool {
+	if s.err != nil || s.done {
+		return false
+	}
+	if !s.started {
+		s.started = true
+		if s.lower != nil {
+			s.seek(s.lower)
+		} else {
+			s.first()
+		}
+		if s.err != nil || s.done {
+			return false
+		}
+	}
+	if s.pending {
+		s.pending = false
+		return s.inRange()
+	}
+	if !s.advance() {
+		return false
+	}
+	return s.inRange()
+}
+
+func (s *Scanner) inRange() bool {
+	if s.upper != nil && CompareKeys(&s.cell, s.upper) >= 0 {
+		s.done = true
+		return false
+	}
+	return true
+}
+
+// Seek positions the scanner so that the next call to Next returns the first
+// cell whose key is >= key (ignoring sequence ids) within the scan range.
+func (s *Scanner) Seek(key *Cell) {
+	if s.err != nil {
+		return
+	}
+	s.started = true
+	s.done = false
+	s.pending = false
+	if s.lower != nil && CompareKeys(key, s.lower) < 0 {
+		key = s.lower
+	}
+	s.seek(key)
+}
+
+// SeekRow is Seek to the first cell of row.
+func (s *Scanner) SeekRow(row []byte) { s.Seek(FirstOnRow(row)) }
+
+// first loads the first data block.
+func (s *Scanner) first() {
+	if len(s.r.root) == 0 {
+		s.done = true
+		return
+	}
+	if err := s.load(s.r.trailer.FirstDataBlockOffset, 0); err != nil {
+		s.fail(err)
+	}
+}
+
+func (s *Scanner) seek(key *Cell) {
+	if len(s.r.root) == 0 {
+		s.done = true
+		return
+	}
+	off, size, err := s.locate(key)
+	if err == nil {
+		err = s.load(off, size)
+	}
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	for s.advance() {
+		if CompareKeys(&s.cell, key) >= 0 {
+			s.pending = true
+			return
+		}
+	}
+}
+
+// locate walks the block index to the data block that may hold key.
+func (s *Scanner) locate(key *Cell) (int64, int, error) {
+	r := s.r
+	i := searchEntries(r.root, key)
+	if i < 0 {
+		return r.trailer.FirstDataBlockOffset, 0, nil
+	}
+	e := r.root[i]
+	levels := int(r.trailer.NumDataIndexLevels)
+	for level := 1; level < levels; level++ {
+		h, p, err := r.readBlock(&s.br, e.offset, e.size)
+		if err != nil {
+			return 0, 0, err
+		}
+		want := BlockIntermediateIndex
+		if level == levels-1 {
+			want = BlockLeafIndex
+		}
+		if h.typ != want {
+			return 0, 0, formatError("block at offset %d: index level %d is %s, want %s", h.offset, level, h.typ, want)
+		}
+		x, err := parseNonRootIndex(p)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s block at offset %d: %w", h.typ, h.offset, err)
+		}
+		if x.n == 0 {
+			return 0, 0, formatError("%s block at offset %d: no entries", h.typ, h.offset)
+		}
+		j := max(x.search(key), 0)
+		e = x.entry(j)
+		e.key = nil // points into a reused buffer
+	}
+	return e.offset, e.size, nil
+}
+
+// load reads the data block at off (size from the index, or 0).
+func (s *Scanner) load(off int64, size int) error {
+	h, p, err := s.r.readBlock(&s.br, off, size)
+	if err != nil {
+		return err
+	}
+	if !s.setBlock(&h, p) {
+		return formatError("block at offset %d: %s where a data block was expected", off, h.typ)
+	}
+	return s.err
+}
+
+// setBlock installs a data block; it returns false for other block types.
+func (s *Scanner) setBlock(h *blockHeader, p []byte) bool {
+	switch h.typ {
+	case BlockData:
+		s.cells = p
+	case BlockEncodedData:
+		if len(p) < 2 {
+			s.fail(formatError("block at offset %d: encoded block of %d bytes", h.offset, len(p)))
+			return true
+		}
+		id := Encoding(binary.BigEndian.Uint16(p))
+		if id != s.r.info.Encoding {
+			s.fail(formatError("block at offset %d: encoding %s, file info says %s", h.offset, id, s.r.info.Encoding))
+			return true
+		}
+		var err error
+		s.dec, err = decodeBlock(id, p[2:], s.r.layout, s.dec)
+		if err != nil {
+			s.fail(fmt.Errorf("%s block at offset %d: %w", id, h.offset, err))
+			return true
+		}
+		s.cells = s.dec
+	default:
+		return false
+	}
+	s.blockOff = h.offset
+	s.blockSize = h.onDiskSize()
+	s.pos = 0
+	s.loaded = true
+	return true
+}
+
+// advance moves to the next cell, crossing into later blocks as needed.
+func (s *Scanner) advance() bool {
+	for s.pos >= len(s.cells) {
+		if !s.nextBlock() {
+			return false
+		}
+	}
+	next, err := nextNoneCell(s.cells, s.pos, s.r.layout, &s.rc)
+	if err != nil {
+		return s.fail(fmt.Errorf("data block at offset %d: %w", s.blockOff, err))
+	}
+	if err := parseKey(s.rc.key, &s.cell); err != nil {
+		return s.fail(fmt.Errorf("data block at offset %d: cell at %d: %w", s.blockOff, s.pos, err))
+	}
+	s.pos = next
+	s.cell.Value = s.rc.value
+	s.cell.Tags = s.rc.tags
+	s.cell.SeqID = uint64(s.rc.mvcc)
+	return true
+}
+
+// nextBlock loads the data block after the current one, skipping inline
+// index and bloom blocks.
+func (s *Scanner) nextBlock() bool {
+	if s.err != nil || !s.loaded {
+		s.done = true
+		return false
+	}
+	off := s.blockOff + int64(s.blockSize)
+	for off <= s.r.trailer.LastDataBlockOffset {
+		h, p, err := s.r.readBlock(&s.br, off, 0)
+		if err != nil {
+			return s.fail(err)
+		}
+		if s.setBlock(&h, p) {
+			return s.err == nil
+		}
+		off += int64(h.onDiskSize())
+	}
+	s.done = true
+	return false
+}

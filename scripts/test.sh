@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's test command (make test runs it after make deps): starts the two mini
+# clusters, runs go vet and every test with the race detector against them, and stops the
+# clusters even when something fails. An environment that was already running is used as it
+# is and left running.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+started=0
+if go run ./testenv/cmd/testenv status >/dev/null 2>&1; then
+  echo "test: using the test environment that is already running"
+else
+  go run ./testenv/cmd/testenv up
+  started=1
+fi
+stop() {
+  if [ "$started" = 1 ]; then
+    go run ./testenv/cmd/testenv down || true
+  fi
+}
+trap stop EXIT
+
+go vet ./...
+# Allocation counts mean nothing under the race detector, so those tests skip
+# there; run them first without it.
+go test -count=1 -run 'Allocs$' $(go list ./... | grep -v /cmd/)
+# Integration tests fail, never skip, when CI=true and the environment is missing.
+go test -race -count=1 -timeout 45m ./...
