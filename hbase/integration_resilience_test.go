@@ -286,3 +286,19 @@ func TestIntegrationBatchScannerSurvivesMove(t *testing.T) {
 		equalKeys(t, "batched scan across a move", ourKeys(got), want)
 	})
 }
+
+func TestIntegrationLocate(t *testing.T) {
+	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
+		ctx := testCtx(t)
+		table := newTable(t, cl, "locate", []testenv.Family{{Name: "f"}}, [][]byte{[]byte("k")})
+		for row, start := range map[string]string{"": "", "a": "", "k": "k", "zz": "k"} {
+			r, err := c.Locate(ctx, table, []byte(row))
+			if err != nil {
+				t.Fatalf("Locate %q: %v", row, err)
+			}
+			if string(r.StartKey) != start || r.Server.IsZero() {
+				t.Errorf("Locate %q = %s on %v", row, r, r.Server)
+			}
+		}
+	})
+}

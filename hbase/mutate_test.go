@@ -1,6 +1,7 @@
 package hbase
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -100,5 +101,13 @@ func TestScanResultsFromCellBlock(t *testing.T) {
 	}
 	if _, err := scanResults(&pb.ScanResponse{CellsPerResult: []uint32{2, 1, 4}}, cb); err == nil {
 		t.Fatal("more cells announced than the block holds: accepted")
+	}
+}
+
+func TestScanReversedRange(t *testing.T) {
+	c := &Client{}
+	sc := c.Scan("t", Scan{StartRow: []byte("b"), StopRow: []byte("a")})
+	if sc.Next(context.Background()) || sc.Err() == nil {
+		t.Fatalf("reversed range accepted: %v", sc.Err())
 	}
 }

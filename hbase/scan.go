@@ -290,6 +290,10 @@ func (c *Client) Scan(table string, s Scan) *Scanner {
 // Next advances to the next Result, fetching a batch from the server when
 // the buffered ones are used up. It returns false at the end or on error.
 func (sc *Scanner) Next(ctx context.Context) bool {
+	if sc.err == nil && !sc.done && sc.scan.StopRow != nil && bytes.Compare(sc.scan.StartRow, sc.scan.StopRow) > 0 {
+		sc.err = fmt.Errorf("scan %s: start row %q sorts after stop row %q", sc.table, sc.scan.StartRow, sc.scan.StopRow)
+		return false
+	}
 	for len(sc.buf) == 0 {
 		if sc.done || sc.err != nil {
 			return false
