@@ -40,11 +40,20 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// registry is where the client finds the active master, the hbase:meta
+// server and the live region servers: ZooKeeper (zkClient).
+type registry interface {
+	master(ctx context.Context) (ServerName, error)
+	metaServer(ctx context.Context) (ServerName, error)
+	children(ctx context.Context, name string) ([]string, error)
+	close()
+}
+
 // Client talks to one HBase cluster. It is safe for concurrent use.
 type Client struct {
 	cfg   Config
 	log   *slog.Logger
-	zk    *zkClient
+	zk    registry
 	cache regionCache
 
 	masterCache masterCache

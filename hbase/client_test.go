@@ -182,3 +182,77 @@ func TestRetryLoop(t *testing.T) {
 		t.Fatalf("cancelled during backoff: %v", err)
 	}
 }
+
+// fakeRegistry stands in for ZooKeeper: it returns the masters in turn, one
+// more each time it is asked.
+type fakeRegistry struct {
+	mu      sync.Mutex
+	masters []ServerName
+	reads   int
+}
+
+func (r *fakeRegistry) master(context.Context) (ServerName, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sn := r.masters[min(r.reads, len(r.masters)-1)]
+	r.reads++
+	return sn, nil
+}
+func (r *fakeRegistry) metaServer(context.Context) (ServerName, error) {
+	return ServerName{}, errors.New("none")
+}
+func (r *fakeRegistry) children(context.Context, string) ([]string, error) {
+	return nil, errors.New("none")
+}
+func (r *fakeRegistry) close() {}
+
+// TestMasterFailover checks the mechanics of following a master failover:
+// the first master's connection breaks, the client reads the master znode
+// again and sends the call to the new master.
+func TestMasterFailover(t *testing.T) {
+	old, next := ServerName{Host: "m1", Port: 1}, ServerName{Host: "m2", Port: 2}
+	var served sync.Map
+	c, _ := newTestClient(t, nil)
+	c.cfg.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		cli, srv := net.Pipe()
+		go func() {
+			var pre [10]byte
+			if _, err := readFull(srv, pre[:]); err != nil {
+				return
+			}
+			hdr := make([]byte, int(pre[6])<<24|int(pre[7])<<16|int(pre[8])<<8|int(pre[9]))
+			if _, err := readFull(srv, hdr); err != nil {
+				return
+			}
+			fs := &fakeServer{t: t, nc: srv}
+			r, err := fs.read()
+			if err != nil {
+				return
+			}
+			served.Store(addr, r.hdr.GetMethodName())
+			if addr == old.Addr() {
+				srv.Close() // the old master dies
+				return
+			}
+			fs.reply(&pb.ResponseHeader{CallId: proto.Uint32(r.hdr.GetCallId())},
+				&pb.ListNamespaceDescriptorsResponse{NamespaceDescriptor: []*pb.NamespaceDescriptor{{Name: []byte("default")}}}, nil)
+			fs.read()
+		}()
+		return cli, nil
+	}
+	reg := &fakeRegistry{masters: []ServerName{old, next}}
+	c.zk = reg
+	nss, err := c.ListNamespaces(context.Background())
+	if err != nil || len(nss) != 1 || nss[0] != "default" {
+		t.Fatalf("ListNamespaces = %v, %v", nss, err)
+	}
+	if _, ok := served.Load(old.Addr()); !ok {
+		t.Fatal("the old master was never asked")
+	}
+	if m, _ := served.Load(next.Addr()); m != "ListNamespaceDescriptors" {
+		t.Fatalf("the new master served %v", m)
+	}
+	if reg.reads != 2 {
+		t.Fatalf("master znode read %d times, want 2", reg.reads)
+	}
+}
