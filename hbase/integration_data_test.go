@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"rangecopy/hbase"
@@ -118,6 +119,48 @@ func TestIntegrationGetMany(t *testing.T) {
 		var be *hbase.BatchError
 		if !errors.As(err, &be) || be.Errors[1] == nil || be.Errors[0] != nil || !errors.Is(err, hbase.ErrNoSuchColumnFamily) {
 			t.Errorf("GetMany with a missing family: %v", err)
+		}
+	})
+}
+
+// TestIntegrationConcurrentCalls runs many calls at once over the client's
+// shared connections; every answer must belong to its own call.
+func TestIntegrationConcurrentCalls(t *testing.T) {
+	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
+		ctx := testCtx(t)
+		table := newTable(t, cl, "conc", []testenv.Family{{Name: "f"}}, [][]byte{[]byte("w4")})
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 40; i++ {
+					row := fmt.Appendf(nil, "w%d-%03d", w, i)
+					val := fmt.Appendf(nil, "%d/%d", w, i)
+					if err := c.Put(ctx, table, hbase.NewPut(row).Add([]byte("f"), []byte("q"), hbase.LatestTimestamp, val)); err != nil {
+						errs <- err
+						return
+					}
+					res, err := c.Get(ctx, table, hbase.Get{Row: row})
+					if err != nil {
+						errs <- err
+						return
+					}
+					if len(res.Cells) != 1 || !bytes.Equal(res.Cells[0].Value, val) {
+						errs <- fmt.Errorf("get %s = %v, want %s", row, res.Cells, val)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if n := len(scanAll(t, c, table, hbase.Scan{})); n != 320 {
+			t.Fatalf("scan found %d rows, want 320", n)
 		}
 	})
 }
