@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,10 +27,14 @@ type Config struct {
 	// ZKSessionTimeout is the ZooKeeper session timeout; default 30s.
 	ZKSessionTimeout time.Duration
 	// MaxAttempts bounds the attempts of one operation (including the
-	// first); default 10. The context's deadline bounds it too.
+	// first); default 15 (about 35s of backoff). The context's deadline
+	// bounds it too.
 	MaxAttempts int
 	// Backoff is the wait between attempts; default 100ms doubling to 5s.
 	Backoff Backoff
+	// DialTimeout bounds opening a connection (TCP and connection header);
+	// default 10s.
+	DialTimeout time.Duration
 	// WriteTimeout bounds writing one request frame; default 30s.
 	WriteTimeout time.Duration
 	// MaxFrameSize caps a response frame; default DefaultMaxFrameSize.
@@ -40,11 +45,20 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// registry is where the client finds the active master, the hbase:meta
+// server and the live region servers: ZooKeeper (zkClient).
+type registry interface {
+	master(ctx context.Context) (ServerName, error)
+	metaServer(ctx context.Context) (ServerName, error)
+	children(ctx context.Context, name string) ([]string, error)
+	close()
+}
+
 // Client talks to one HBase cluster. It is safe for concurrent use.
 type Client struct {
 	cfg   Config
 	log   *slog.Logger
-	zk    *zkClient
+	zk    registry
 	cache regionCache
 
 	masterCache masterCache
@@ -75,6 +89,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.ZNodeParent == "" {
 		cfg.ZNodeParent = "/hbase"
 	}
+	if !strings.HasPrefix(cfg.ZNodeParent, "/") {
+		return nil, fmt.Errorf("hbase: Config.ZNodeParent %q is not an absolute znode path", cfg.ZNodeParent)
+	}
 	if cfg.User == "" {
 		cfg.User = osUser()
 	}
@@ -85,7 +102,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.ZKSessionTimeout = 30 * time.Second
 	}
 	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 10
+		cfg.MaxAttempts = 15
 	}
 	if cfg.Backoff.Base <= 0 {
 		cfg.Backoff = defaultBackoff
@@ -123,7 +140,9 @@ func (c *Client) Close() error {
 			e.c.close()
 		}
 	}
-	c.zk.close()
+	if c.zk != nil {
+		c.zk.close()
+	}
 	return nil
 }
 
@@ -142,10 +161,16 @@ func (c *Client) getConn(ctx context.Context, server ServerName, service Service
 			e = &connEntry{ready: make(chan struct{})}
 			c.conns[key] = e
 			c.mu.Unlock()
-			e.c, e.err = dialConn(ctx, server, service, connOptions{
+			timeout := c.cfg.DialTimeout
+			if timeout <= 0 {
+				timeout = 10 * time.Second
+			}
+			dctx, cancel := context.WithTimeout(ctx, timeout)
+			e.c, e.err = dialConn(dctx, server, service, connOptions{
 				auth: c.cfg.Auth, dialer: c.cfg.Dialer, writeTimeout: c.cfg.WriteTimeout,
 				maxFrameSize: c.cfg.MaxFrameSize, log: c.log,
 			})
+			cancel()
 			close(e.ready)
 			if e.err != nil {
 				c.dropConn(key, e)
