@@ -158,3 +158,6 @@ func run(t testing.TB, task Task, o Options) *collector {
 	}
 	return c
 }
+
+// writerOptionsForTest writes small blocks, so a small file has several.
+func writerOptionsForTest() hfile.WriterOptions { return hfile.WriterOptions{BlockSize: 1024} }
