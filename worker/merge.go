@@ -52,11 +52,12 @@ func (b *batch) reset() {
 
 // source is one input's stream of batches into the merge.
 type source struct {
-	rank  int // position in newest-first order: 0 is the newest file
-	name  string
-	out   chan *batch // filled batches; closed at the end
-	free  chan *batch // empty batches back to the input goroutine
-	errc  chan error  // the input goroutine's result
+	rank int // position in newest-first order: 0 is the newest file
+	name string
+	out  chan *batch // filled batches; closed at the end
+	free chan *batch // empty batches back to the input goroutine
+	// err is the input goroutine's result, set before out is closed.
+	err   error
 	cur   *batch
 	pos   int
 	cells *hfile.Cell
@@ -71,8 +72,12 @@ type cellScanner interface {
 
 // runInput scans sc into batches until the end or ctx ends; cells outside the
 // time range are dropped here, cells are counted.
-func runInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) error {
-	defer close(s.out)
+func runInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) {
+	s.err = scanInput(ctx, sc, times, s, ctr)
+	close(s.out)
+}
+
+func scanInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) error {
 	var b *batch
 	get := func() (*batch, error) {
 		select {
@@ -139,7 +144,9 @@ func (s *source) advance(ctx context.Context) (bool, error) {
 		select {
 		case b, ok := <-s.out:
 			if !ok {
-				return false, nil
+				// A closed channel is the end of the input only if the
+				// input says so: a failed input must not look complete.
+				return false, s.err
 			}
 			s.cur, s.pos = b, 0
 		case <-ctx.Done():

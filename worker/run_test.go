@@ -2,12 +2,16 @@ package worker
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"rangecopy/checkpoint"
 	"rangecopy/hfile"
@@ -312,4 +316,104 @@ func TestRunErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("corrupt input: %v", err)
 	}
+}
+
+// TestCorruptInputMidway corrupts a data block in the middle of one input:
+// the run fails naming the file, and every file emitted before the failure
+// holds all the cells of its rows (a failed input never looks complete).
+func TestCorruptInputMidway(t *testing.T) {
+	dir := t.TempDir()
+	// Inputs hand over cells in 1 MiB batches: b must be larger than one
+	// for cells to flow before its corrupt block is reached.
+	all := manyRows(6000)
+	slices.SortStableFunc(all, hfile.CompareKeys)
+	var a, b []*hfile.Cell
+	for i, c := range all {
+		if i%2 == 0 {
+			a = append(a, c)
+		} else {
+			b = append(b, c)
+		}
+	}
+	pa := writeHFile(t, dir, "a", writerOptionsForTest(), a)
+	pb := writeHFile(t, dir, "b", writerOptionsForTest(), b)
+	raw, err := os.ReadFile(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := hfile.Open(bytes.NewReader(raw), int64(len(raw)), pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := int64(r.Trailer().LoadOnOpenDataOffset * 9 / 10)
+	raw[bad] ^= 0x55
+	if err := os.WriteFile(pb, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task := baseTask(t, input(pa), input(pb))
+	task.Families["f"] = FamilySettings{BlockSize: 1024}
+	// The corrupt block is read only once a file has been emitted, so
+	// files are emitted while b is known incomplete.
+	gate := make(chan struct{})
+	var once sync.Once
+	c := &collector{}
+	emit := func(ctx context.Context, f OutputFile) error {
+		once.Do(func() { close(gate) })
+		return c.emit(ctx, f)
+	}
+	src := gatedFS{path: pb, offset: bad, gate: gate}
+	err = Run(t.Context(), task, Options{Source: src, Target: LocalFS{}, MaxFileBytes: 128 << 10, ReadAhead: 64 << 10}, emit)
+	if err == nil || !strings.Contains(err.Error(), pb) {
+		t.Fatalf("Run = %v, want an error naming %s", err, pb)
+	}
+	files := c.dataFiles()
+	for _, f := range c.files {
+		if f.Last {
+			t.Fatalf("family ended despite the error: %+v", c.files)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no file emitted before the corrupt block; the test needs some")
+	}
+	next := files[len(files)-1].NextRow
+	var want []*hfile.Cell
+	for _, c := range all {
+		if bytes.Compare(c.Row, next) < 0 {
+			want = append(want, c)
+		}
+	}
+	equalCells(t, "emitted before the failure", outputCells(t, c), want)
+	t.Logf("%d files emitted before: %v", len(files), err)
+}
+
+// gatedFS holds reads of one file that cover offset until gate is closed.
+type gatedFS struct {
+	LocalFS
+	path   string
+	offset int64
+	gate   chan struct{}
+}
+
+func (g gatedFS) Open(ctx context.Context, p string) (File, int64, error) {
+	f, n, err := g.LocalFS.Open(ctx, p)
+	if err != nil || p != g.path {
+		return f, n, err
+	}
+	return gatedFile{File: f, g: g}, n, nil
+}
+
+type gatedFile struct {
+	File
+	g gatedFS
+}
+
+func (f gatedFile) ReadAt(p []byte, off int64) (int, error) {
+	if off <= f.g.offset && f.g.offset < off+int64(len(p)) {
+		select {
+		case <-f.g.gate:
+		case <-time.After(time.Minute): // a bound, not a timing assumption
+			return 0, errors.New("gate never opened")
+		}
+	}
+	return f.File.ReadAt(p, off)
 }
