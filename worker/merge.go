@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -251,6 +250,3 @@ func mergeCells(ctx context.Context, srcs []*source, fn func(c *hfile.Cell) erro
 	}
 	return nil
 }
-
-// sameRow reports whether a and b are the same row.
-func sameRow(a, b []byte) bool { return bytes.Equal(a, b) }

@@ -417,3 +417,42 @@ func (f gatedFile) ReadAt(p []byte, off int64) (int, error) {
 	}
 	return f.File.ReadAt(p, off)
 }
+
+// TestFamiliesAndEmitError runs two families with their own settings in name
+// order, and stops at the first emit error, naming the file.
+func TestFamiliesAndEmitError(t *testing.T) {
+	dir := t.TempDir()
+	var g []*hfile.Cell
+	for _, c := range manyRows(5) {
+		c = c.Clone()
+		c.Family = []byte("g")
+		g = append(g, c)
+	}
+	pf := writeHFile(t, dir, "f1", hfile.WriterOptions{}, manyRows(5))
+	pg := writeHFile(t, dir, "g1", hfile.WriterOptions{}, g)
+	inG := input(pg)
+	inG.File.Family = "g"
+	task := baseTask(t, inG, input(pf))
+	task.Families["g"] = FamilySettings{Compression: hfile.CompressionGZ}
+	task.Families["empty"] = FamilySettings{}
+	c := run(t, task, Options{NoFastPath: true})
+	var order []string
+	for _, f := range c.files {
+		order = append(order, fmt.Sprintf("%s:%v", f.Family, f.Last))
+	}
+	if got := strings.Join(order, " "); got != "empty:true f:false f:true g:false g:true" {
+		t.Fatalf("emitted %s", got)
+	}
+	equalCells(t, "family g", readCells(t, c.files[3].Path), g)
+
+	boom := errors.New("region server said no")
+	err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}, NoFastPath: true}, func(_ context.Context, f OutputFile) error {
+		if f.Family == "f" {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "family f") || !strings.Contains(err.Error(), task.OutputDir) {
+		t.Fatalf("Run = %v", err)
+	}
+}
