@@ -215,9 +215,19 @@ func copyAndCompare(t *testing.T, env *testenv.Env, srcTable string, srcFS *hdfs
 	dstFS := hdfsClient(t, dst)
 	outDir := path.Join("/user", dst.User, ".rangecopy", testenv.UniqueName(t, "wout"))
 	t.Cleanup(func() { dstFS.RemoveAll(outDir) })
-	families := map[string]FamilySettings{
-		"f": {Compression: hfile.CompressionGZ, Encoding: hfile.EncodingPrefix, Bloom: hfile.BloomRowCol},
-		"g": {Bloom: hfile.BloomRow},
+	// The output settings come from the target's descriptor.
+	td, err := hc.TableDescriptor(ctx, dstTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	families := map[string]FamilySettings{}
+	for _, fd := range td.Families {
+		if families[fd.Name], err = SettingsFor(fd, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := (FamilySettings{Compression: hfile.CompressionGZ, Encoding: hfile.EncodingPrefix, Bloom: hfile.BloomRowCol, BlockSize: 64 << 10}); families["f"] != want {
+		t.Fatalf("settings of f from %+v: %+v, want %+v", td.Family("f"), families["f"], want)
 	}
 
 	rows := job.KeyRange{Start: rowName(150), End: rowName(450)}
