@@ -149,6 +149,9 @@ type opened struct {
 	half  *hfile.HalfReader
 	facts fileFacts
 	rank  fileRank
+	// bulk says HBase treats the file as bulk loaded: its cells carry the
+	// file's sequence id (HStoreFile.isBulkLoadResult).
+	bulk bool
 }
 
 func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
@@ -167,9 +170,11 @@ func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
 	op.rank = fileRank{seqID: info.MaxSeqID, size: size, name: in.Path}
 	if n, ok := bulkLoadSeqID(path.Base(in.Path)); ok {
 		op.rank.seqID = n
+		op.bulk = true
 	}
 	if ts, ok := info.Raw[hfile.FileInfoBulkLoadTimestamp]; ok && len(ts) == 8 {
 		op.rank.bulkTime = int64(beUint64(ts))
+		op.bulk = true
 	}
 	var first, last *hfile.Cell
 	if in.Reference != nil {
@@ -299,7 +304,8 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 	includeTags := false
 	for i, op := range slow {
 		includeTags = includeTags || op.r.Info().IncludesTags
-		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, 3)}
+		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, 3),
+			stamped: op.bulk, stamp: uint64(max(op.rank.seqID, 0))}
 		for range 3 {
 			s.free <- &batch{buf: make([]byte, 0, batchBytes)}
 		}
