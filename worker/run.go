@@ -280,6 +280,7 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 		}
 		fr.o.Logger.Debug("input", "family", fr.family, "file", op.in.Path, "path", rule.String())
 		if rule == FastPathOK {
+			op.ra.wait() // its bytes are copied, not decoded: free the buffers
 			fast = append(fast, op)
 		} else if op.facts.FirstRow != nil {
 			slow = append(slow, op)
