@@ -29,7 +29,8 @@ type Task struct {
 	Task job.Task
 	// Inputs are the task's input files, every family.
 	Inputs []Input
-	// Time is the job's time range.
+	// Time is the job's time range; the zero value means every timestamp
+	// (as in job.Spec).
 	Time job.TimeRange
 	// Regions are the target table's regions in key order, as seen when the
 	// task starts; they must cover the task's range.
@@ -83,6 +84,9 @@ func Run(ctx context.Context, t Task, o Options, emit EmitFunc) error {
 	}
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if t.Time == (job.TimeRange{}) {
+		t.Time = job.AllTime()
 	}
 	if err := checkRegions(t.Regions, t.Task.Rows); err != nil {
 		return fmt.Errorf("task %s: %w", t.Task.ID, err)

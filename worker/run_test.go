@@ -116,6 +116,12 @@ func TestFilterKeyAndTimeRange(t *testing.T) {
 	if f := c.dataFiles(); len(f) != 1 || f[0].FastPath {
 		t.Fatalf("emitted %+v, want one decoded file", f)
 	}
+	// The zero time range is every timestamp.
+	task.Time = job.TimeRange{}
+	task.OutputDir = t.TempDir()
+	if got := outputCells(t, run(t, task, Options{})); len(got) != 3*5 {
+		t.Fatalf("zero time range: %d cells, want 15", len(got))
+	}
 }
 
 // manyRows writes rows r000..r(n-1), each with versions of two qualifiers.
