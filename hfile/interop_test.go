@@ -96,9 +96,10 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 	dir := t.TempDir()
 	runFixture(t, "write", dir)
 	files, err := filepath.Glob(filepath.Join(dir, "*.hfile"))
-	if err != nil || len(files) != 5*3*4 {
-		t.Fatalf("HBase wrote %d files (%v), want 60", len(files), err)
+	if err != nil || len(files) != 5*3*6 {
+		t.Fatalf("HBase wrote %d files (%v), want 90", len(files), err)
 	}
+	compressed := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -107,6 +108,9 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 		r, err := Open(bytes.NewReader(b), int64(len(b)), filepath.Base(f))
 		if err != nil {
 			t.Fatalf("%s: %v", filepath.Base(f), err)
+		}
+		if r.Info().TagsCompressed && r.Info().MaxTagsLen > 0 {
+			compressed++
 		}
 		cells := readAll(t, r, ScanOptions{})
 		if r.Trailer().NumDataIndexLevels < 2 {
@@ -122,6 +126,9 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 				t.Fatalf("%s: seek to cell %d (%s) found %v (err %v)", filepath.Base(f), i, cells[i], s.Cell(), s.Err())
 			}
 		}
+	}
+	if compressed < 4*3*2 {
+		t.Errorf("only %d files with compressed tags", compressed)
 	}
 }
 
@@ -152,12 +159,14 @@ func TestInteropHBaseReadsOurFiles(t *testing.T) {
 	seed := uint64(100)
 	for _, enc := range allEncodings {
 		for _, comp := range []Compression{CompressionNone, CompressionGZ, CompressionSnappy} {
-			for _, tags := range []bool{false, true} {
+			for _, tagMode := range []int{0, 1, 2} {
+				tags, compressTags := tagMode > 0, tagMode == 2
 				for _, mvcc := range []bool{false, true} {
 					seed++
-					name := fmt.Sprintf("go-%s-%s-tags%v-mvcc%v.hfile", enc, comp, tags, mvcc)
+					name := fmt.Sprintf("go-%s-%s-tags%v-compresstags%v-mvcc%v.hfile", enc, comp, tags, compressTags, mvcc)
 					write(name, WriterOptions{BlockSize: 1024, Encoding: enc, Compression: comp, IncludeTags: tags,
-						IncludeMVCC: mvcc, IndexBlockSize: 512, IndexMinEntries: 4}, genCells(3000, seed, tags, mvcc))
+						CompressTags: compressTags, IncludeMVCC: mvcc, IndexBlockSize: 512, IndexMinEntries: 4},
+						genCells(3000, seed, tags, mvcc))
 				}
 			}
 		}

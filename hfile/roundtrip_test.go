@@ -14,15 +14,16 @@ var (
 func TestRoundTripMatrix(t *testing.T) {
 	for _, enc := range allEncodings {
 		for _, comp := range allCompressions {
-			for _, tags := range []bool{false, true} {
+			for _, tagMode := range []int{0, 1, 2} {
+				tags, compressTags := tagMode > 0, tagMode == 2
 				for _, mvcc := range []bool{false, true} {
-					name := fmt.Sprintf("%s/%s/tags=%v/mvcc=%v", enc, comp, tags, mvcc)
+					name := fmt.Sprintf("%s/%s/tags=%v/compresstags=%v/mvcc=%v", enc, comp, tags, compressTags, mvcc)
 					t.Run(name, func(t *testing.T) {
 						t.Parallel()
 						cells := genCells(1500, uint64(enc)*100+uint64(comp), tags, mvcc)
 						opts := WriterOptions{
 							BlockSize: 512, Encoding: enc, Compression: comp,
-							IncludeTags: tags, IncludeMVCC: mvcc,
+							IncludeTags: tags, IncludeMVCC: mvcc, CompressTags: compressTags,
 							IndexBlockSize: 128, IndexMinEntries: 2,
 						}
 						b := writeFile(t, opts, cells)
@@ -38,6 +39,9 @@ func TestRoundTripMatrix(t *testing.T) {
 							t.Errorf("compression = %s, want %s", tr.Compression, comp)
 						}
 						info := r.Info()
+						if info.TagsCompressed != (compressTags && enc != EncodingNone) {
+							t.Errorf("TAGS_COMPRESSED = %v", info.TagsCompressed)
+						}
 						if info.Encoding != enc || info.IncludesTags != tags || info.IncludesMVCC != mvcc {
 							t.Errorf("info encoding %s tags %v mvcc %v", info.Encoding, info.IncludesTags, info.IncludesMVCC)
 						}
