@@ -118,6 +118,17 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 		}
 		got := dumpCells(cells, r.Info().FirstKey, r.Info().LastKey)
 		compareDumps(t, filepath.Base(f), got, readDump(t, f+".dump"))
+		// HBase stores shortened "midpoint" keys in its index; they must
+		// ascend and bound the blocks' cells.
+		idx, err := r.DataIndex()
+		if err != nil || len(idx) < 2 {
+			t.Fatalf("%s: data index of %d entries: %v", filepath.Base(f), len(idx), err)
+		}
+		for i := 1; i < len(idx); i++ {
+			if CompareKeys(idx[i-1].Key, idx[i].Key) >= 0 {
+				t.Fatalf("%s: index keys %d and %d out of order", filepath.Base(f), i-1, i)
+			}
+		}
 		// Seeks land where a scan says they should.
 		s := r.Scanner(ScanOptions{})
 		for i := 0; i < len(cells); i += 101 {

@@ -269,7 +269,7 @@ func (r *Reader) LastKey() *Cell {
 	return c
 }
 
-// errorf wraps err with the file name.
+// wrap wraps err with the file name.
 func (r *Reader) wrap(err error) error {
 	return fmt.Errorf("hfile %s: %w", r.name, err)
 }

@@ -291,3 +291,37 @@ func TestZstdPlainFrames(t *testing.T) {
 		}
 	}
 }
+
+func TestDataIndex(t *testing.T) {
+	cells := genCells(3000, 16, false, false)
+	for _, opts := range []WriterOptions{
+		{BlockSize: 1024},
+		{BlockSize: 512, IndexBlockSize: 128, IndexMinEntries: 2, Encoding: EncodingPrefix},
+	} {
+		b := writeFile(t, opts, cells)
+		r := openBytes(t, b)
+		idx, err := r.DataIndex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(idx) < 10 {
+			t.Fatalf("%d data blocks", len(idx))
+		}
+		if CompareKeys(idx[0].Key, cells[0]) != 0 || idx[0].Offset != r.Trailer().FirstDataBlockOffset ||
+			idx[len(idx)-1].Offset != r.Trailer().LastDataBlockOffset {
+			t.Fatalf("index ends: %+v ... %+v", idx[0], idx[len(idx)-1])
+		}
+		// Every entry's key is the first cell of its block: scanning from
+		// it starts at that block's first cell, and the keys ascend.
+		s := r.Scanner(ScanOptions{})
+		for i, e := range idx {
+			if i > 0 && CompareKeys(idx[i-1].Key, e.Key) > 0 {
+				t.Fatalf("index keys out of order at %d", i)
+			}
+			s.Seek(e.Key)
+			if !s.Next() || CompareKeys(s.Cell(), e.Key) != 0 {
+				t.Fatalf("entry %d key %s: scan found %v", i, e.Key, s.Cell())
+			}
+		}
+	}
+}
