@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -323,5 +324,51 @@ func TestDataIndex(t *testing.T) {
 				t.Fatalf("entry %d key %s: scan found %v", i, e.Key, s.Cell())
 			}
 		}
+	}
+}
+
+type countingReaderAt struct {
+	r     *bytes.Reader
+	reads int
+	fail  int64 // reads at or after this offset fail, if > 0
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	if c.fail > 0 && off+int64(len(p)) > c.fail {
+		return 0, errors.New("injected I/O error")
+	}
+	return c.r.ReadAt(p, off)
+}
+
+func TestReadAtCallsAndErrors(t *testing.T) {
+	cells := genCells(5000, 17, false, false)
+	b := writeFile(t, WriterOptions{BlockSize: 4096}, cells)
+	cr := &countingReaderAt{r: bytes.NewReader(b)}
+	r, err := Open(cr, int64(len(b)), "count.hfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := len(r.root)
+	cr.reads = 0
+	if got := readAll(t, r, ScanOptions{}); len(got) != len(cells) {
+		t.Fatalf("%d cells", len(got))
+	}
+	t.Logf("%d reads for %d blocks", cr.reads, blocks)
+	// One read per block, plus a second one whenever a block is larger
+	// than the one before it.
+	if cr.reads > blocks+blocks/2+2 {
+		t.Errorf("%d reads for %d blocks", cr.reads, blocks)
+	}
+	// I/O errors surface with the file name.
+	cr.fail = r.root[blocks/2].offset + 10
+	s := r.Scanner(ScanOptions{})
+	for s.Next() {
+	}
+	if s.Err() == nil || !strings.Contains(s.Err().Error(), "count.hfile") || !strings.Contains(s.Err().Error(), "injected I/O error") {
+		t.Fatalf("scan over failing reads: %v", s.Err())
+	}
+	if _, err := Open(cr, int64(len(b)), "count.hfile"); err == nil {
+		t.Fatal("open over failing reads succeeded")
 	}
 }
