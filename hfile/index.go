@@ -2,7 +2,6 @@ package hfile
 
 import (
 	"encoding/binary"
-	"fmt"
 	"sort"
 )
 
@@ -220,70 +219,6 @@ func (r *Reader) seekBeforeKeys(br *blockReader, key *Cell) ([]*Cell, error) {
 			return nil, err
 		}
 		out = append(out, c)
-	}
-	return out, nil
-}
-
-// IndexEntry is one data block as the block index describes it.
-type IndexEntry struct {
-	// Key sorts at or before the block's first cell and after the previous
-	// block's last cell. HBase writers often store a shortened key here, so
-	// it need not be a real cell's key.
-	Key *Cell
-	// Offset and Size (on disk, with header and checksums) locate the block.
-	Offset int64
-	Size   int
-}
-
-// DataIndex returns every data block's index entry in key order, walking
-// all index levels. Planning uses the keys to cut a file into ranges of
-// roughly equal size.
-func (r *Reader) DataIndex() ([]IndexEntry, error) {
-	var br blockReader
-	var out []IndexEntry
-	levels := int(r.trailer.NumDataIndexLevels)
-	var walk func(e indexEntry, level int) error
-	walk = func(e indexEntry, level int) error {
-		if level == levels {
-			k, err := ParseKey(append([]byte(nil), e.key...))
-			if err != nil {
-				return fmt.Errorf("index entry for block at offset %d: %w", e.offset, err)
-			}
-			out = append(out, IndexEntry{Key: k, Offset: e.offset, Size: e.size})
-			return nil
-		}
-		h, p, err := r.readBlock(&br, e.offset, e.size)
-		if err != nil {
-			return err
-		}
-		want := BlockIntermediateIndex
-		if level == levels-1 {
-			want = BlockLeafIndex
-		}
-		if h.typ != want {
-			return formatError("block at offset %d: index level %d is %s, want %s", h.offset, level, h.typ, want)
-		}
-		x, err := parseNonRootIndex(p)
-		if err != nil {
-			return fmt.Errorf("%s block at offset %d: %w", h.typ, h.offset, err)
-		}
-		// Copy the entries: the block buffer is reused below.
-		entries := make([]indexEntry, x.n)
-		for i := range entries {
-			entries[i] = x.entry(i)
-			entries[i].key = append([]byte(nil), entries[i].key...)
-		}
-		for _, c := range entries {
-			if err := walk(c, level+1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, e := range r.root {
-		if err := walk(e, 1); err != nil {
-			return nil, r.wrap(err)
-		}
 	}
 	return out, nil
 }

@@ -17,12 +17,15 @@ import (
 
 // These tests check the package against HBase's own writer and reader,
 // running the fixture class testenv/src/main/java/rangecopy/testenv/fixtures/
-// HFileFixtures.java inside the test environment's JVM. The class must be
+// HFileFixturesV3.java inside the test environment's JVM. The class must be
 // compiled (make testenv-build, or mvn -q -B -o -f testenv/pom.xml compile).
 // The harness has no LZ4 or ZSTD codec on its classpath, so only NONE, GZ
 // and SNAPPY are compared.
 
-const fixtureClass = "rangecopy.testenv.fixtures.HFileFixtures"
+// fixtureClass carries a version in its name: the harness loads classes from
+// its own class path first, so a harness built from an older tree would run
+// an older fixture under an unchanged name.
+const fixtureClass = "rangecopy.testenv.fixtures.HFileFixturesV3"
 
 func runFixture(t *testing.T, mode, dir string) string {
 	t.Helper()
@@ -32,7 +35,7 @@ func runFixture(t *testing.T, mode, dir string) string {
 		t.Fatal(err)
 	}
 	classes := filepath.Join(root, "testenv", "target", "classes")
-	if _, err := os.Stat(filepath.Join(classes, "rangecopy", "testenv", "fixtures", "HFileFixtures.class")); err != nil {
+	if _, err := os.Stat(filepath.Join(classes, "rangecopy", "testenv", "fixtures", "HFileFixturesV3.class")); err != nil {
 		t.Fatalf("fixture class not compiled (run mvn -q -B -o -f testenv/pom.xml compile): %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -54,7 +57,7 @@ func dumpLine(c *Cell) string {
 		c.Timestamp, c.Type, hexField(c.Value), hexField(c.Tags), c.SeqID)
 }
 
-// dumpCells renders cells and keys the way HFileFixtures dumps a file.
+// dumpCells renders cells and keys the way the fixture dumps a file.
 func dumpCells(cells []*Cell, first, last []byte) []string {
 	var out []string
 	for _, c := range cells {

@@ -78,8 +78,8 @@ func TestUniqueName(t *testing.T) {
 func TestRootDirPath(t *testing.T) {
 	for in, want := range map[string]string{
 		"hdfs://localhost:8020/user/root/test-data/abc": "/user/root/test-data/abc",
-		"hdfs://nn/hbase":                               "/hbase",
-		"hdfs://nn":                                     "/",
+		"hdfs://nn/hbase": "/hbase",
+		"hdfs://nn":       "/",
 	} {
 		c := testenv.Cluster{HBaseRootDir: in}
 		if got := c.RootDirPath(); got != want {

@@ -1,0 +1,280 @@
+package job
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+)
+
+// DefaultTaskBytes is the input size a task aims at when PlanOptions leaves it
+// unset: big enough that per-task overhead is small, small enough that four
+// workers on a skewed table finish close together.
+const DefaultTaskBytes int64 = 512 << 20
+
+// Region is a region of the pinned source table.
+type Region struct {
+	// EncodedName is the region's encoded name, as in its folder name.
+	EncodedName string
+	// Rows is [start key, end key) of the region.
+	Rows KeyRange
+}
+
+// IndexEntry is one entry of an HFile's data block index: the row of the first
+// cell of a block and where the block starts in the file.
+type IndexEntry struct {
+	Row    []byte
+	Offset int64
+}
+
+// StoreFile is an input file of a region, as the snapshot manifest names it,
+// with what its trailer and file info say.
+type StoreFile struct {
+	// Region is the encoded name of the region whose store holds the file.
+	Region string
+	// Family is the column family.
+	Family string
+	// Name is the file's name in the manifest (a plain HFile, an HFileLink or
+	// a reference); the worker resolves it.
+	Name string
+	// Size is the file's length in bytes.
+	Size int64
+	// FirstRow and LastRow are the rows of the file's first and last cells
+	// (inclusive); nil means not known, and the file is taken to span its
+	// region.
+	FirstRow, LastRow []byte
+	// HasTime says whether MinTime and MaxTime (inclusive, the file info's
+	// TIMERANGE) are known; without them the file is never pruned by time.
+	HasTime          bool
+	MinTime, MaxTime int64
+	// Index is the file's data block index (or a sample of it) in key order;
+	// it places task cuts and estimates the bytes of a partial range.
+	Index []IndexEntry
+}
+
+// PruneReason says why a file was left out of a plan unread.
+type PruneReason int
+
+// Reasons a file is pruned.
+const (
+	// PrunedByTime: the file's TIMERANGE lies outside the job's time range.
+	PrunedByTime PruneReason = iota + 1
+	// PrunedByRows: the file's rows lie outside the job's row range.
+	PrunedByRows
+)
+
+// String names the reason.
+func (r PruneReason) String() string {
+	switch r {
+	case PrunedByTime:
+		return "outside the time range"
+	case PrunedByRows:
+		return "outside the row range"
+	}
+	return fmt.Sprintf("PruneReason(%d)", int(r))
+}
+
+// Pruned is a file that a plan leaves out unread.
+type Pruned struct {
+	File   StoreFile
+	Reason PruneReason
+}
+
+// Task is one unit of work: a part of one source region's key range and the
+// store files to read for it.
+type Task struct {
+	// ID is unique within the job: the region's encoded name and a sequence.
+	ID string
+	// Region is the encoded name of the source region.
+	Region string
+	// Rows is the task's key range, inside the region and the job's range.
+	Rows KeyRange
+	// Files are the inputs, ordered by family then name.
+	Files []StoreFile
+	// Bytes is the estimated input bytes within Rows.
+	Bytes int64
+}
+
+// PlanOptions tune planning.
+type PlanOptions struct {
+	// TaskBytes is the input size a task aims at; a region with more input
+	// in range is cut into several tasks. Zero means DefaultTaskBytes.
+	TaskBytes int64
+}
+
+// Plan is a job planned into tasks.
+type Plan struct {
+	// Tasks in key order.
+	Tasks []Task
+	// Pruned are the files left out unread, with the reason.
+	Pruned []Pruned
+	// Bytes is the estimated input bytes of all tasks.
+	Bytes int64
+}
+
+// Make plans a job: every region that overlaps the spec's row range becomes
+// one or more tasks over the intersection, with the files of the wanted
+// families whose rows and TIMERANGE can hold wanted cells. regions must
+// cover the table without gaps or overlaps (any order); files must name
+// regions among them.
+func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Plan, error) {
+	if err := spec.Validate(); err != nil {
+		return Plan{}, err
+	}
+	target := opts.TaskBytes
+	if target <= 0 {
+		target = DefaultTaskBytes
+	}
+	regions = append([]Region(nil), regions...)
+	sort.Slice(regions, func(i, j int) bool { return bytes.Compare(regions[i].Rows.Start, regions[j].Rows.Start) < 0 })
+	if err := checkCover(regions); err != nil {
+		return Plan{}, err
+	}
+	byRegion := map[string][]StoreFile{}
+	known := map[string]bool{}
+	for _, r := range regions {
+		known[r.EncodedName] = true
+	}
+	for _, f := range files {
+		if !known[f.Region] {
+			return Plan{}, fmt.Errorf("store file %s of family %s names region %s, which is not among the table's regions", f.Name, f.Family, f.Region)
+		}
+		byRegion[f.Region] = append(byRegion[f.Region], f)
+	}
+
+	var p Plan
+	times := spec.Times()
+	for _, r := range regions {
+		rows, ok := r.Rows.Intersect(spec.Rows)
+		if !ok {
+			continue
+		}
+		var in []StoreFile
+		for _, f := range byRegion[r.EncodedName] {
+			switch {
+			case !spec.WantsFamily(f.Family):
+				continue
+			case f.HasTime && !times.Overlaps(f.MinTime, f.MaxTime):
+				p.Pruned = append(p.Pruned, Pruned{File: f, Reason: PrunedByTime})
+			case f.FirstRow != nil && f.LastRow != nil && !rows.OverlapsRows(f.FirstRow, f.LastRow):
+				p.Pruned = append(p.Pruned, Pruned{File: f, Reason: PrunedByRows})
+			default:
+				in = append(in, f)
+			}
+		}
+		sort.Slice(in, func(i, j int) bool {
+			if in[i].Family != in[j].Family {
+				return in[i].Family < in[j].Family
+			}
+			return in[i].Name < in[j].Name
+		})
+		for i, piece := range cut(rows, in, target) {
+			t := Task{
+				ID:     fmt.Sprintf("%s-%03d", r.EncodedName, i),
+				Region: r.EncodedName,
+				Rows:   piece,
+				Bytes:  estimate(in, piece),
+			}
+			for _, f := range in {
+				if f.FirstRow == nil || f.LastRow == nil || piece.OverlapsRows(f.FirstRow, f.LastRow) {
+					t.Files = append(t.Files, f)
+				}
+			}
+			p.Tasks = append(p.Tasks, t)
+			p.Bytes += t.Bytes
+		}
+	}
+	return p, nil
+}
+
+// checkCover checks that sorted regions tile the key space: the first starts
+// at the beginning, each starts where the previous ended, the last ends at
+// the end.
+func checkCover(regions []Region) error {
+	if len(regions) == 0 {
+		return fmt.Errorf("table has no regions")
+	}
+	if len(regions[0].Rows.Start) != 0 {
+		return fmt.Errorf("regions leave a gap before %s: the first region %s starts there", FormatKey(regions[0].Rows.Start), regions[0].EncodedName)
+	}
+	for i := 1; i < len(regions); i++ {
+		prev, r := regions[i-1], regions[i]
+		if len(prev.Rows.End) == 0 || !bytes.Equal(prev.Rows.End, r.Rows.Start) {
+			return fmt.Errorf("regions %s %s and %s %s do not meet: a gap or an overlap (a split or merge not yet finished?)",
+				prev.EncodedName, prev.Rows, r.EncodedName, r.Rows)
+		}
+	}
+	if last := regions[len(regions)-1]; len(last.Rows.End) != 0 {
+		return fmt.Errorf("regions leave a gap after %s: the last region %s ends there", FormatKey(last.Rows.End), last.EncodedName)
+	}
+	return nil
+}
+
+// bytesBefore estimates how many bytes of an indexed file hold rows before
+// key: the offset of the first indexed block at or after key.
+func bytesBefore(f StoreFile, key []byte) int64 {
+	i := sort.Search(len(f.Index), func(i int) bool { return bytes.Compare(f.Index[i].Row, key) >= 0 })
+	if i == len(f.Index) {
+		return f.Size
+	}
+	return f.Index[i].Offset
+}
+
+// bytesIn estimates the bytes of f with rows in r. A file without an index
+// counts whole when it may hold rows of r.
+func bytesIn(f StoreFile, r KeyRange) int64 {
+	if len(f.Index) == 0 {
+		if f.FirstRow != nil && f.LastRow != nil && !r.OverlapsRows(f.FirstRow, f.LastRow) {
+			return 0
+		}
+		return f.Size
+	}
+	end := f.Size
+	if len(r.End) > 0 {
+		end = bytesBefore(f, r.End)
+	}
+	return max(end-bytesBefore(f, r.Start), 0)
+}
+
+func estimate(files []StoreFile, r KeyRange) int64 {
+	var n int64
+	for _, f := range files {
+		n += bytesIn(f, r)
+	}
+	return n
+}
+
+// cut splits rows into pieces of about target input bytes each, at rows
+// taken from the files' block indexes. A range with at most target bytes, or
+// without index rows inside it, stays whole.
+func cut(rows KeyRange, files []StoreFile, target int64) []KeyRange {
+	total := estimate(files, rows)
+	if total <= target {
+		return []KeyRange{rows}
+	}
+	var keys [][]byte
+	for _, f := range files {
+		for _, e := range f.Index {
+			if bytes.Compare(e.Row, rows.Start) > 0 && (len(rows.End) == 0 || bytes.Compare(e.Row, rows.End) < 0) {
+				keys = append(keys, e.Row)
+			}
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+	n := (total + target - 1) / target
+	step := total / n
+	var out []KeyRange
+	start := rows.Start
+	var done int64
+	for i, k := range keys {
+		if i > 0 && bytes.Equal(k, keys[i-1]) {
+			continue
+		}
+		size := estimate(files, KeyRange{Start: start, End: k})
+		if size >= step && int64(len(out)) < n-1 && total-done-size > 0 {
+			out = append(out, KeyRange{Start: start, End: k})
+			done += size
+			start = k
+		}
+	}
+	return append(out, KeyRange{Start: start, End: rows.End})
+}

@@ -1,0 +1,158 @@
+package progress
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Printer shows samples as they come and the last one when the job ends.
+type Printer interface {
+	Update(s Sample)
+	Finish(s Sample)
+}
+
+// Run samples c every interval from start until ctx ends, computing rates,
+// and hands each sample to p; then it takes a last sample for p.Finish and
+// returns it.
+func Run(ctx context.Context, c *Counters, start time.Time, interval time.Duration, p Printer) Sample {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	var prev *Sample
+	for {
+		select {
+		case <-ctx.Done():
+			s := Rates(prev, c.Take(time.Now(), start))
+			p.Finish(s)
+			return s
+		case now := <-tick.C:
+			s := Rates(prev, c.Take(now, start))
+			p.Update(s)
+			prev = &s
+		}
+	}
+}
+
+// Line is the one-line summary both printers use.
+func Line(s Sample) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", Bytes(s.BytesRead))
+	if s.BytesTotal > 0 {
+		fmt.Fprintf(&b, " of %s", Bytes(s.BytesTotal))
+	}
+	fmt.Fprintf(&b, ", %s/s, tasks %d/%d", Bytes(int64(s.Rate)), s.TasksDone, s.TasksTotal)
+	if s.TasksFailed > 0 {
+		fmt.Fprintf(&b, " (%d failed)", s.TasksFailed)
+	}
+	fmt.Fprintf(&b, ", files %s, cells %s", Count(s.FilesLoaded), Count(s.Cells))
+	if s.ETA > 0 {
+		fmt.Fprintf(&b, ", ETA %s", s.ETA)
+	}
+	return b.String()
+}
+
+// Terminal redraws one status line with a bar, for an interactive terminal.
+type Terminal struct {
+	W     io.Writer
+	Width int // of the bar; 0 means 30
+}
+
+// Update redraws the line.
+func (t *Terminal) Update(s Sample) {
+	fmt.Fprintf(t.W, "\r\x1b[K%s %3.0f%% %s", t.bar(s.Fraction()), 100*s.Fraction(), Line(s))
+}
+
+// Finish draws the line a last time and ends it.
+func (t *Terminal) Finish(s Sample) {
+	t.Update(s)
+	fmt.Fprintln(t.W)
+}
+
+func (t *Terminal) bar(f float64) string {
+	w := t.Width
+	if w <= 0 {
+		w = 30
+	}
+	full := int(f * float64(w))
+	return "[" + strings.Repeat("=", full) + strings.Repeat(" ", w-full) + "]"
+}
+
+// Log writes a log line for each sample, for logs and pipes.
+type Log struct {
+	Logger *slog.Logger
+}
+
+// Update logs the sample.
+func (l *Log) Update(s Sample) { l.log("copy progress", s) }
+
+// Finish logs the last sample.
+func (l *Log) Finish(s Sample) { l.log("copy finished", s) }
+
+func (l *Log) log(msg string, s Sample) {
+	l.Logger.Info(msg, "read", Bytes(s.BytesRead), "total", Bytes(s.BytesTotal),
+		"rate_per_s", Bytes(int64(s.Rate)), "tasks_done", s.TasksDone, "tasks_total", s.TasksTotal,
+		"tasks_failed", s.TasksFailed, "files_loaded", s.FilesLoaded, "cells", s.Cells,
+		"retries", s.Retries, "eta", s.ETA, "elapsed", s.Elapsed.Round(time.Second))
+}
+
+// Report is the final account of a job, as the JSON report and the text
+// summary show it.
+type Report struct {
+	Job         string  `json:"job"`
+	Table       string  `json:"table"`
+	TargetTable string  `json:"targetTable"`
+	Rows        string  `json:"rows"`
+	Time        string  `json:"time"`
+	Status      string  `json:"status"`
+	Error       string  `json:"error,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	Tasks       int64   `json:"tasks"`
+	TasksDone   int64   `json:"tasksDone"`
+	TasksFailed int64   `json:"tasksFailed"`
+	BytesRead   int64   `json:"bytesRead"`
+	BytesLoaded int64   `json:"bytesLoaded"`
+	FilesLoaded int64   `json:"filesLoaded"`
+	Cells       int64   `json:"cells"`
+	Retries     int64   `json:"retries"`
+	// BytesPerSecond is BytesRead over the whole run.
+	BytesPerSecond float64 `json:"bytesPerSecond"`
+	// FilesPruned counts inputs left out unread by time or row range.
+	FilesPruned int `json:"filesPruned"`
+}
+
+// Fill copies a final sample into the report.
+func (r *Report) Fill(s Sample) {
+	r.Seconds = s.Elapsed.Seconds()
+	r.Tasks, r.TasksDone, r.TasksFailed = s.TasksTotal, s.TasksDone, s.TasksFailed
+	r.BytesRead, r.BytesLoaded, r.FilesLoaded, r.Cells, r.Retries = s.BytesRead, s.BytesLoaded, s.FilesLoaded, s.Cells, s.Retries
+	if r.Seconds > 0 {
+		r.BytesPerSecond = float64(s.BytesRead) / r.Seconds
+	}
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for a person.
+func (r Report) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, `job %s: %s
+  %s -> %s, rows %s, time %s
+  %d/%d tasks done, %d failed
+  read %s, loaded %s in %s files (%s cells), %d retries
+  %.1f s at %s/s, %d input files pruned unread
+`, r.Job, r.Status, r.Table, r.TargetTable, r.Rows, r.Time, r.TasksDone, r.Tasks, r.TasksFailed,
+		Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.Retries,
+		r.Seconds, Bytes(int64(r.BytesPerSecond)), r.FilesPruned)
+	if err == nil && r.Error != "" {
+		_, err = fmt.Fprintf(w, "  error: %s\n", r.Error)
+	}
+	return err
+}
