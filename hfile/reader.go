@@ -78,7 +78,6 @@ func (r *Reader) open() error {
 		return err
 	}
 	var cs codecs
-	var plain []byte
 	for i, off := 0, 0; off < len(section); i++ {
 		h, err := parseBlockHeader(section[off:], lo+int64(off), int64(len(section)-off))
 		if err != nil {
@@ -136,25 +135,17 @@ func (r *Reader) open() error {
 				r.deleteBloomMeta = append([]byte(nil), payload...)
 			}
 		}
-		plain = payload
 		off += h.onDiskSize()
 	}
-	_ = plain
 	if r.info.Raw == nil {
 		return formatError("load-on-open section lacks a file info block")
 	}
 	if len(r.root) > 0 {
 		r.info.FirstKey = r.root[0].key
 	}
-	r.layout = cellLayout{tags: r.info.IncludesTags, mvcc: r.info.IncludesMVCC}
+	r.layout = cellLayout{tags: r.info.IncludesTags, mvcc: r.info.IncludesMVCC, compressedTags: r.info.TagsCompressed}
 	if !r.info.Encoding.supported() {
 		return unsupportedError("data block encoding %s", r.info.Encoding)
-	}
-	if r.info.IncludesTags && r.info.TagsCompressed && r.info.MaxTagsLen > 0 {
-		switch r.info.Encoding {
-		case EncodingPrefix, EncodingDiff, EncodingFastDiff:
-			return unsupportedError("dictionary-compressed tags (hfile.TAGS_COMPRESSED) with %s encoding", r.info.Encoding)
-		}
 	}
 	return nil
 }
@@ -196,6 +187,7 @@ type blockReader struct {
 	raw   []byte
 	plain []byte
 	cs    codecs
+	hint  int // size of the last block read
 }
 
 // read reads the block at off. size is its on-disk size with header when
@@ -208,9 +200,11 @@ func (r *Reader) readBlock(br *blockReader, off int64, size int) (blockHeader, [
 	if size != 0 && (size < headerSize || int64(size) > limit) {
 		return blockHeader{}, nil, formatError("block at offset %d: indexed size %d outside the block section", off, size)
 	}
+	// Without a size from the index, read as much as the previous block
+	// took: sequential scans then need one read per block, not two.
 	n := size
 	if n == 0 {
-		n = headerSize
+		n = int(min(int64(max(headerSize, br.hint)), limit))
 	}
 	br.raw = grow(br.raw[:0], n)[:n]
 	if err := r.readAt(br.raw, off); err != nil {
@@ -223,12 +217,14 @@ func (r *Reader) readBlock(br *blockReader, off int64, size int) (blockHeader, [
 	if size != 0 && h.onDiskSize() != size {
 		return h, nil, formatError("block at offset %d: index says %d bytes, header says %d", off, size, h.onDiskSize())
 	}
-	if size == 0 {
-		br.raw = grow(br.raw, h.onDiskSize()-headerSize)[:h.onDiskSize()]
-		if err := r.readAt(br.raw[headerSize:], off+headerSize); err != nil {
+	if h.onDiskSize() > n {
+		br.raw = grow(br.raw, h.onDiskSize()-n)[:h.onDiskSize()]
+		if err := r.readAt(br.raw[n:], off+int64(n)); err != nil {
 			return h, nil, err
 		}
 	}
+	br.raw = br.raw[:h.onDiskSize()]
+	br.hint = h.onDiskSize()
 	p, err := r.payload(&h, br.raw, &br.cs, br.plain)
 	if err != nil {
 		return h, nil, err
@@ -278,7 +274,7 @@ func (r *Reader) LastKey() *Cell {
 	return c
 }
 
-// errorf wraps err with the file name.
+// wrap wraps err with the file name.
 func (r *Reader) wrap(err error) error {
 	return fmt.Errorf("hfile %s: %w", r.name, err)
 }
