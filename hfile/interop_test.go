@@ -17,15 +17,15 @@ import (
 
 // These tests check the package against HBase's own writer and reader,
 // running the fixture class testenv/src/main/java/rangecopy/testenv/fixtures/
-// HFileFixturesV3.java inside the test environment's JVM. The class must be
+// HFileFixtures.java inside the test environment's JVM. The class must be
 // compiled (make testenv-build, or mvn -q -B -o -f testenv/pom.xml compile).
 // The harness has no LZ4 or ZSTD codec on its classpath, so only NONE, GZ
 // and SNAPPY are compared.
 
-// fixtureClass carries a version in its name: the harness loads classes from
-// its own class path first, so a harness built from an older tree would run
-// an older fixture under an unchanged name.
-const fixtureClass = "rangecopy.testenv.fixtures.HFileFixturesV3"
+// fixtureClass is the fixture writer and dumper. The harness loads classes
+// from its own class path first: after changing the fixture, restart a
+// long-running harness (make testenv-down testenv-up).
+const fixtureClass = "rangecopy.testenv.fixtures.HFileFixtures"
 
 func runFixture(t *testing.T, mode, dir string) string {
 	t.Helper()
@@ -35,7 +35,7 @@ func runFixture(t *testing.T, mode, dir string) string {
 		t.Fatal(err)
 	}
 	classes := filepath.Join(root, "testenv", "target", "classes")
-	if _, err := os.Stat(filepath.Join(classes, "rangecopy", "testenv", "fixtures", "HFileFixturesV3.class")); err != nil {
+	if _, err := os.Stat(filepath.Join(classes, "rangecopy", "testenv", "fixtures", "HFileFixtures.class")); err != nil {
 		t.Fatalf("fixture class not compiled (run mvn -q -B -o -f testenv/pom.xml compile): %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
