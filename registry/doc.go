@@ -10,16 +10,17 @@
 //	jobs/<job-id>                          job record: state, message, spec bytes
 //	jobs/<job-id>/events                   empty; its version moves on every claim, release and result
 //	jobs/<job-id>/tasks/<bb>/<task-id>     task spec bytes; the node's version is the claim epoch
-//	jobs/<job-id>/tasks/<bb>/<task-id>/checkpoint  checkpoint bytes (empty: none yet)
 //	jobs/<job-id>/claims/<bb>/<task-id>    ephemeral claim: worker id, session id, epoch
+//	jobs/<job-id>/checkpoints/<bb>/<task-id>  checkpoint bytes, from the first save on
 //	jobs/<job-id>/done/<bb>/<task-id>      result of a task that is done
 //	jobs/<job-id>/failed/<bb>/<task-id>    result of a task that failed, with the error
 //
 // <bb> is one of 256 buckets (two hex digits of a hash of the task id), so no
 // children list of a 100,000-task job comes near ZooKeeper's 1 MB packet
-// limit. Claims and results live in per-bucket folders beside the tasks, not
-// under each task, so counting a job's tasks by status costs four children
-// listings per bucket, not a read per task.
+// limit. Claims, checkpoints and results live in per-bucket folders beside the
+// tasks, not under each task (as DESIGN.md first drew them), so counting a
+// job's tasks by status costs four children listings per bucket, not a read
+// per task, and every leaf is at the same depth.
 //
 // Fencing. Claiming a task creates its ephemeral claim node and rewrites the
 // task node (same bytes, expected version) in one transaction, so every claim

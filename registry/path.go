@@ -85,7 +85,7 @@ func (p paths) in(job, kind, task string) string {
 	return p.bucketDir(job, kind, Bucket(task)) + "/" + task
 }
 func (p paths) task(job, task string) string       { return p.in(job, kindTasks, task) }
-func (p paths) checkpoint(job, task string) string { return p.task(job, task) + "/checkpoint" }
+func (p paths) checkpoint(job, task string) string { return p.in(job, kindCheckpoints, task) }
 func (p paths) claim(job, task string) string      { return p.in(job, kindClaims, task) }
 func (p paths) result(job, task string, s Status) string {
 	if s == StatusDone {
@@ -96,10 +96,11 @@ func (p paths) result(job, task string, s Status) string {
 
 // The per-bucket folders of a job.
 const (
-	kindTasks  = "tasks"
-	kindClaims = "claims"
-	kindDone   = "done"
-	kindFailed = "failed"
+	kindTasks       = "tasks"
+	kindClaims      = "claims"
+	kindCheckpoints = "checkpoints"
+	kindDone        = "done"
+	kindFailed      = "failed"
 )
 
-var kinds = []string{kindTasks, kindClaims, kindDone, kindFailed}
+var kinds = []string{kindTasks, kindClaims, kindCheckpoints, kindDone, kindFailed}
