@@ -115,3 +115,48 @@ func TestFencingAfterExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A worker cut off from ZooKeeper for a whole session timeout is told its
+// session is lost without hearing from the server; when it reconnects after
+// the server expired the session, its old claim's writes are refused.
+func TestPartitionLosesSession(t *testing.T) {
+	server, root := testZK(t)
+	ctx := testCtx(t)
+	proxy := newZKProxy(t, server)
+	r1, err := Open(ctx, Config{Servers: []string{proxy.addr()}, Root: root, SessionTimeout: 4 * time.Second, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r1.Close)
+	r2 := open(t, server, root)
+	setupJob(t, r2, "t-000")
+	c1, err := r1.ClaimTask(ctx, "j", "t-000", "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.partition()
+	closedWithin(t, c1.Lost(), time.Minute, "the claim to be lost while partitioned")
+	if ok, err := c1.Valid(ctx); ok {
+		t.Fatalf("Valid while partitioned = %v, %v", ok, err)
+	}
+	// The server expires the session: the claim node goes.
+	waitFor(t, time.Minute, "the server to expire the partitioned session", func() bool {
+		ok, _, err := r2.conn.Exists(r2.p.claim("j", "t-000"))
+		return err == nil && !ok
+	})
+	c2, err := r2.ClaimTask(ctx, "j", "t-000", "w2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.heal()
+	waitFor(t, time.Minute, "a new session after the partition", func() bool {
+		id := r1.SessionID()
+		return id != 0 && id != c1.Session()
+	})
+	if err := c1.SaveCheckpoint(ctx, []byte("stale")); !errors.Is(err, ErrLostClaim) {
+		t.Fatalf("save after the partition: %v, want ErrLostClaim", err)
+	}
+	if err := c2.Done(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

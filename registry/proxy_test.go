@@ -21,10 +21,10 @@ type zkProxy struct {
 	upstream string
 	ln       net.Listener
 
-	mu       sync.Mutex
-	passwd   map[int64][]byte
-	conns    []net.Conn
-	sessions chan int64
+	mu          sync.Mutex
+	passwd      map[int64][]byte
+	conns       []net.Conn
+	partitioned bool
 }
 
 func newZKProxy(t testing.TB, upstream string) *zkProxy {
@@ -56,6 +56,13 @@ func (p *zkProxy) serve() {
 		if err != nil {
 			return
 		}
+		p.mu.Lock()
+		cut := p.partitioned
+		p.mu.Unlock()
+		if cut {
+			c.Close()
+			continue
+		}
 		u, err := net.DialTimeout("tcp", p.upstream, 5*time.Second)
 		if err != nil {
 			c.Close()
@@ -86,6 +93,24 @@ func (p *zkProxy) serve() {
 			io.Copy(c, u)
 		}()
 	}
+}
+
+// partition cuts the client off: open connections are closed and new ones
+// are closed as soon as they are accepted, until heal.
+func (p *zkProxy) partition() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.partitioned = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func (p *zkProxy) heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.partitioned = false
 }
 
 func readFrame(r io.Reader) ([]byte, error) {
