@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -19,7 +20,9 @@ type Claim struct {
 	spec    []byte
 	session int64
 	epoch   int32
-	lost    <-chan struct{}
+	lost    chan struct{} // closed when the claim is lost or ended
+	stop    chan struct{} // closed by Release, Done, Fail
+	once    sync.Once
 
 	mu    sync.Mutex
 	ended bool // released or finished
@@ -33,10 +36,50 @@ func (c *Claim) Spec() []byte   { return c.spec }
 func (c *Claim) Session() int64 { return c.session }
 func (c *Claim) Epoch() int32   { return c.epoch }
 
-// Lost returns a channel closed when the session the claim was made in ends:
-// the holder must stop the task at once. A claim can also be lost without
-// it (deleted by an operator); fenced writes and Valid catch that.
+// Lost returns a channel closed when the claim is lost: its session ended
+// (expired, or the connection was down for a whole session timeout), or its
+// node was deleted or is owned by another session. The holder must stop the
+// task at once (a worker cancels the task's context), and then call Release,
+// which either gives the task back or reports ErrLostClaim. The channel is
+// also closed once the claim is released or finished.
 func (c *Claim) Lost() <-chan struct{} { return c.lost }
+
+// watch closes c.lost when the claim is lost or ended.
+func (c *Claim) watch(sessionLost <-chan struct{}) {
+	defer close(c.lost)
+	path := c.r.p.claim(c.job, c.task)
+	for {
+		ok, st, ch, err := c.r.conn.ExistsW(path)
+		switch {
+		case errors.Is(err, zk.ErrSessionExpired):
+			return
+		case err != nil:
+			// No connection: look again after a pause, unless the session
+			// is given up meanwhile.
+			ch = nil
+		case !ok || st.EphemeralOwner != c.session:
+			c.r.log.Warn("claim lost: node gone or owned by another session", "job", c.job, "task", c.task)
+			return
+		}
+		var retry <-chan time.Time
+		if ch == nil {
+			retry = time.After(retryPause)
+		}
+		select {
+		case ev := <-ch:
+			if ev.Type == zk.EventNodeDeleted {
+				return
+			}
+		case <-retry:
+		case <-sessionLost:
+			return
+		case <-c.stop:
+			return
+		case <-c.r.closed:
+			return
+		}
+	}
+}
 
 // maxClaimRaces bounds the retries of a claim that lost a race on the task's
 // version to another writer that did not take the claim (a reset, a result).
@@ -105,7 +148,8 @@ func (r *Registry) ClaimTask(ctx context.Context, job, task, worker string) (*Cl
 			return nil, fmt.Errorf("registry: claim job %s: task %s: %w", job, task, err)
 		}
 		epoch := res[1].Stat.Version
-		c := &Claim{r: r, job: job, task: task, worker: worker, spec: spec, session: session, epoch: epoch, lost: lost}
+		c := &Claim{r: r, job: job, task: task, worker: worker, spec: spec, session: session, epoch: epoch,
+			lost: make(chan struct{}), stop: make(chan struct{})}
 		// The session may have changed while the transaction was in flight:
 		// then the claim node belongs to a session the claim does not name.
 		// Give it back rather than leave it held by nobody who knows.
@@ -113,6 +157,7 @@ func (r *Registry) ClaimTask(ctx context.Context, job, task, worker string) (*Cl
 			r.dropOrphan(job, task)
 			return nil, fmt.Errorf("registry: claim job %s: task %s: %w", job, task, ErrSessionLost)
 		}
+		go c.watch(lost)
 		return c, nil
 	}
 }
@@ -243,6 +288,7 @@ func (c *Claim) end() {
 	c.mu.Lock()
 	c.ended = true
 	c.mu.Unlock()
+	c.once.Do(func() { close(c.stop) })
 }
 
 // Valid asks the server whether the claim still holds: after a sync with the

@@ -214,3 +214,41 @@ func TestClaimVanishesWithSession(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A claim whose node an operator deletes is lost at once: Lost closes, Valid
+// is false and writes are refused.
+func TestClaimNodeDeleted(t *testing.T) {
+	server, root := testZK(t)
+	r := open(t, server, root)
+	admin := open(t, server, root)
+	setupJob(t, r, "t-000", "t-001")
+	ctx := testCtx(t)
+	c, err := r.ClaimTask(ctx, "j", "t-000", "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Lost():
+		t.Fatal("new claim already lost")
+	default:
+	}
+	if err := admin.conn.Delete(admin.p.claim("j", "t-000"), -1); err != nil {
+		t.Fatal(err)
+	}
+	closedWithin(t, c.Lost(), 30*time.Second, "Lost after the claim node was deleted")
+	if ok, err := c.Valid(ctx); ok || err != nil {
+		t.Fatalf("Valid = %v, %v", ok, err)
+	}
+	if err := c.SaveCheckpoint(ctx, []byte("x")); !errors.Is(err, ErrLostClaim) {
+		t.Fatalf("save: %v, want ErrLostClaim", err)
+	}
+	// Lost also closes when the claim ends normally.
+	c2, err := r.ClaimTask(ctx, "j", "t-001", "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.Done(ctx); err != nil {
+		t.Fatal(err)
+	}
+	closedWithin(t, c2.Lost(), 30*time.Second, "Lost after Done")
+}
