@@ -72,6 +72,7 @@ func (c *Claim) watch(sessionLost <-chan struct{}) {
 			}
 		case <-retry:
 		case <-sessionLost:
+			go c.r.dropIfMine(path, c.session)
 			return
 		case <-c.stop:
 			return
