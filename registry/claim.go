@@ -327,3 +327,30 @@ func (c *Claim) Valid(ctx context.Context) (bool, error) {
 	}
 	return ok && st.Version == c.epoch && c.r.conn.SessionID() == c.session && !isClosed(c.lost), nil
 }
+
+// ClaimAny claims some claimable task of a job for a worker: it looks
+// through the buckets from start (mod Buckets; spread workers' starts, e.g. by
+// a hash of the worker id, so they do not all race for the same tasks) and
+// tries the tasks no one holds. Nothing claimable is ErrNotFound.
+func (r *Registry) ClaimAny(ctx context.Context, job, worker string, start int) (*Claim, error) {
+	start = ((start % Buckets) + Buckets) % Buckets
+	for i := 0; i < Buckets; i++ {
+		b := (start + i) % Buckets
+		ids, err := r.Claimable(ctx, job, b)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			c, err := r.ClaimTask(ctx, job, id, worker)
+			switch {
+			case err == nil:
+				return c, nil
+			case errors.Is(err, ErrClaimed), errors.Is(err, ErrFinished), errors.Is(err, ErrConflict), errors.Is(err, ErrNotFound):
+				// Someone got there first; try the next one.
+			default:
+				return nil, err
+			}
+		}
+	}
+	return nil, fmt.Errorf("registry: job %s: no claimable task: %w", job, ErrNotFound)
+}

@@ -252,3 +252,59 @@ func TestClaimNodeDeleted(t *testing.T) {
 	}
 	closedWithin(t, c2.Lost(), 30*time.Second, "Lost after Done")
 }
+
+// Workers drain a job with ClaimAny: every task is done exactly once.
+func TestClaimAnyDrainsJob(t *testing.T) {
+	server, root := testZK(t)
+	const tasks, workers = 60, 4
+	regs := make([]*Registry, workers)
+	for i := range regs {
+		regs[i] = open(t, server, root)
+	}
+	var ids []string
+	for i := 0; i < tasks; i++ {
+		ids = append(ids, fmt.Sprintf("r%02d-000", i))
+	}
+	setupJob(t, regs[0], ids...)
+	ctx := testCtx(t)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done = map[string]string{}
+	)
+	for i, r := range regs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := fmt.Sprintf("w%d", i)
+			for {
+				c, err := r.ClaimAny(ctx, "j", w, i*Buckets/workers)
+				if errors.Is(err, ErrNotFound) {
+					return
+				}
+				if err != nil {
+					t.Errorf("%s: %v", w, err)
+					return
+				}
+				mu.Lock()
+				if prev, ok := done[c.Task()]; ok {
+					t.Errorf("task %s claimed by %s after %s finished it", c.Task(), w, prev)
+				}
+				done[c.Task()] = w
+				mu.Unlock()
+				if err := c.Done(ctx); err != nil {
+					t.Errorf("%s: done %s: %v", w, c.Task(), err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(done) != tasks {
+		t.Fatalf("%d tasks done, want %d", len(done), tasks)
+	}
+	c, err := regs[0].Count(ctx, "j")
+	if err != nil || c != (Counts{Tasks: tasks, Done: tasks}) {
+		t.Fatalf("Count = %+v, %v", c, err)
+	}
+}

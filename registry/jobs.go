@@ -211,3 +211,32 @@ func parallel(ctx context.Context, n, width int, f func(i int) error) error {
 	wg.Wait()
 	return firstErr
 }
+
+// maxUpdateRaces bounds UpdateJob's retries after lost races.
+const maxUpdateRaces = 20
+
+// UpdateJob reads a job, asks decide for its next state and message, and
+// writes them with a version check, reading and deciding again when another
+// writer got there first (at most 20 times, then ErrConflict). decide sees
+// the job as stored; an error from it is returned as is. A decision that
+// keeps state and message writes nothing.
+func (r *Registry) UpdateJob(ctx context.Context, id string, decide func(Job) (JobState, string, error)) (Job, error) {
+	for attempt := 0; ; attempt++ {
+		j, err := r.Job(ctx, id)
+		if err != nil {
+			return Job{}, err
+		}
+		to, msg, err := decide(j)
+		if err != nil {
+			return j, err
+		}
+		if to == j.State && truncateMessage(msg) == j.Message {
+			return j, nil
+		}
+		nj, err := r.SetJobState(ctx, j, to, msg)
+		if errors.Is(err, ErrConflict) && attempt+1 < maxUpdateRaces {
+			continue
+		}
+		return nj, err
+	}
+}
