@@ -264,8 +264,31 @@ func (c *Claim) finish(ctx context.Context, res Result) error {
 	))
 	if err == nil {
 		c.end()
+		return nil
 	}
-	return c.fencedErr(what, i, err)
+	ferr := c.fencedErr(what, i, err)
+	if errors.Is(ferr, ErrLostClaim) && c.finishedEarlier(res) {
+		// An earlier attempt whose answer was lost did write it.
+		c.end()
+		return nil
+	}
+	return ferr
+}
+
+// finishedEarlier reports whether this claim's result is already stored: the
+// result is there, from this worker, and the task is at the version the
+// result's transaction left (no claim or reset since).
+func (c *Claim) finishedEarlier(res Result) bool {
+	b, _, err := c.r.conn.Get(c.r.p.result(c.job, c.task, res.Status))
+	if err != nil {
+		return false
+	}
+	got, err := decodeResult(b)
+	if err != nil || got != res {
+		return false
+	}
+	ok, st, err := c.r.conn.Exists(c.r.p.task(c.job, c.task))
+	return err == nil && ok && st.Version == c.epoch+1
 }
 
 // Release gives the task back (the worker stops without a result); its

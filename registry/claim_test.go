@@ -88,6 +88,14 @@ func TestClaimLifecycle(t *testing.T) {
 	if err := c2.Done(ctx); !errors.Is(err, ErrLostClaim) {
 		t.Fatalf("done twice: %v", err)
 	}
+	// A retry after an answer lost in transit (the claim does not know it
+	// ended) finds its own result and succeeds.
+	c2.mu.Lock()
+	c2.ended = false
+	c2.mu.Unlock()
+	if err := c2.Done(ctx); err != nil {
+		t.Fatalf("retried done: %v", err)
+	}
 	if _, err := r.ClaimTask(ctx, "j", "t-000", "w3"); !errors.Is(err, ErrFinished) {
 		t.Fatalf("claim of a done task: %v, want ErrFinished", err)
 	}
