@@ -24,7 +24,7 @@ type Job struct {
 // CreateJob registers a job in state Pending, with all its bucket folders, in
 // one transaction. A job that exists is ErrExists.
 func (r *Registry) CreateJob(ctx context.Context, id string, spec []byte) (Job, error) {
-	if err := ValidateID(id); err != nil {
+	if err := ValidateJobID(id); err != nil {
 		return Job{}, fmt.Errorf("registry: job: %w", err)
 	}
 	if len(spec) > MaxSpec {
@@ -55,7 +55,7 @@ func (r *Registry) CreateJob(ctx context.Context, id string, spec []byte) (Job, 
 
 // Job reads a job.
 func (r *Registry) Job(ctx context.Context, id string) (Job, error) {
-	if err := ValidateID(id); err != nil {
+	if err := ValidateJobID(id); err != nil {
 		return Job{}, fmt.Errorf("registry: job: %w", err)
 	}
 	if err := r.alive(ctx); err != nil {
@@ -96,7 +96,7 @@ func (r *Registry) SetJobState(ctx context.Context, j Job, to JobState, message 
 	if err := Transition(j.State, to); err != nil {
 		return Job{}, fmt.Errorf("registry: job %s: %w", j.ID, err)
 	}
-	if err := ValidateID(j.ID); err != nil {
+	if err := ValidateJobID(j.ID); err != nil {
 		return Job{}, fmt.Errorf("registry: job: %w", err)
 	}
 	if err := r.alive(ctx); err != nil {
@@ -118,7 +118,7 @@ func (r *Registry) SetJobState(ctx context.Context, j Job, to JobState, message 
 // DeleteJob removes a job with all its tasks, claims, checkpoints and results.
 // A job that does not exist is not an error.
 func (r *Registry) DeleteJob(ctx context.Context, id string) error {
-	if err := ValidateID(id); err != nil {
+	if err := ValidateJobID(id); err != nil {
 		return fmt.Errorf("registry: job: %w", err)
 	}
 	if err := r.deleteTree(ctx, r.p.job(id)); err != nil {

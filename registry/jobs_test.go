@@ -119,3 +119,25 @@ func TestUpdateJobRaces(t *testing.T) {
 		t.Fatalf("pending to done: %v", err)
 	}
 }
+
+// The longest root and job id still create a job, all bucket folders in one
+// transaction, under the 1 MB packet limit.
+func TestLongestJobPaths(t *testing.T) {
+	server, root := testZK(t)
+	long := root + "/" + strings.Repeat("r", MaxRootLen-len(root)-1)
+	r := open(t, server, long)
+	ctx := testCtx(t)
+	id := strings.Repeat("j", MaxJobIDLen)
+	if _, err := r.CreateJob(ctx, id, make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddTasks(ctx, id, []Task{{ID: strings.Repeat("t", MaxIDLen), Spec: []byte("s")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DeleteJob(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CreateJob(ctx, id+"j", nil); err == nil {
+		t.Fatal("job id over MaxJobIDLen accepted")
+	}
+}
