@@ -338,3 +338,42 @@ func (r *Registry) dropIfMine(path string, session int64) {
 		}
 	}
 }
+
+// holdNode watches an ephemeral node of a session until it is lost, and says
+// why: the session expired or was given up, or the node was deleted or is
+// owned by another session. It returns "" when stop or the registry closes
+// first. Connection errors are ridden out (the session decides). A node of a
+// session given up is deleted if the server kept the session (dropIfMine).
+func (r *Registry) holdNode(path string, session int64, lost, stop <-chan struct{}) string {
+	for {
+		ok, st, ch, err := r.conn.ExistsW(path)
+		switch {
+		case errors.Is(err, zk.ErrSessionExpired):
+			return "session expired"
+		case err != nil:
+			ch = nil // no connection: look again after a pause
+		case !ok:
+			return "node deleted"
+		case st.EphemeralOwner != session:
+			return fmt.Sprintf("node owned by session %#x", st.EphemeralOwner)
+		}
+		var retry <-chan time.Time
+		if ch == nil {
+			retry = time.After(retryPause)
+		}
+		select {
+		case ev := <-ch:
+			if ev.Type == zk.EventNodeDeleted {
+				return "node deleted"
+			}
+		case <-retry:
+		case <-lost:
+			go r.dropIfMine(path, session)
+			return "session lost"
+		case <-stop:
+			return ""
+		case <-r.closed:
+			return ""
+		}
+	}
+}
