@@ -162,6 +162,9 @@ func (r *Registry) onEvent(ev zk.Event) {
 	defer r.mu.Unlock()
 	switch ev.State {
 	case zk.StateHasSession:
+		if isClosed(r.closed) {
+			return
+		}
 		if r.downTimer != nil {
 			r.downTimer.Stop()
 			r.downTimer = nil
@@ -182,12 +185,17 @@ func (r *Registry) onEvent(ev zk.Event) {
 		r.endGeneration("session expired")
 	case zk.StateDisconnected:
 		if r.downTimer == nil && !r.lostDone && r.gotFirst {
-			r.downTimer = time.AfterFunc(r.timeout, func() {
+			var t *time.Timer
+			t = time.AfterFunc(r.timeout, func() {
 				r.mu.Lock()
 				defer r.mu.Unlock()
+				if r.downTimer != t {
+					return // stopped too late: the session came back meanwhile
+				}
 				r.downTimer = nil
 				r.endGeneration("disconnected for a whole session timeout")
 			})
+			r.downTimer = t
 		}
 	}
 }
