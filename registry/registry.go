@@ -219,12 +219,19 @@ func (r *Registry) sessionLoop() {
 		<-r.closed
 		cancel()
 	}()
+	retry := false
 	for {
+		var again <-chan time.Time
+		if retry {
+			again = time.After(time.Second)
+		}
 		select {
 		case <-r.closed:
 			return
 		case <-r.sessionUp:
+		case <-again:
 		}
+		retry = false
 		r.mu.Lock()
 		ws := make([]Worker, 0, len(r.workers))
 		for _, w := range r.workers {
@@ -233,7 +240,10 @@ func (r *Registry) sessionLoop() {
 		r.mu.Unlock()
 		for _, w := range ws {
 			if err := r.putWorker(ctx, w); err != nil {
-				r.log.Warn("re-registering worker after a new session", "worker", w.ID, "err", err)
+				r.log.Warn("re-registering worker in a new session", "worker", w.ID, "err", err)
+				// A passing failure is retried; an id taken by another
+				// live session is not.
+				retry = retry || Classify(err) == ActionRetry
 			}
 		}
 	}
