@@ -213,12 +213,7 @@ func (r *Registry) endGeneration(why string) {
 // sessionLoop restores the worker registrations in every new session.
 func (r *Registry) sessionLoop() {
 	defer r.wg.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-r.closed
-		cancel()
-	}()
+	ctx := context.Background() // calls end with the registry (alive)
 	retry := false
 	for {
 		var again <-chan time.Time
@@ -239,6 +234,12 @@ func (r *Registry) sessionLoop() {
 		}
 		r.mu.Unlock()
 		for _, w := range ws {
+			r.mu.Lock()
+			_, still := r.workers[w.ID]
+			r.mu.Unlock()
+			if !still {
+				continue // unregistered meanwhile
+			}
 			if err := r.putWorker(ctx, w); err != nil {
 				r.log.Warn("re-registering worker in a new session", "worker", w.ID, "err", err)
 				// A passing failure is retried; an id taken by another
