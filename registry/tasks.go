@@ -79,20 +79,63 @@ func (r *Registry) addBatch(ctx context.Context, job string, batch []Task) error
 		case errors.Is(err, zk.ErrNoNode):
 			return fmt.Errorf("registry: add tasks: job %s: %w", job, ErrNotFound)
 		case errors.Is(err, zk.ErrNodeExists) && i >= 0 && i < len(batch):
-			t := batch[i]
-			old, _, gerr := r.conn.Get(r.p.task(job, t.ID))
-			if gerr != nil {
-				return fmt.Errorf("registry: job %s: task %s: %w", job, t.ID, gerr)
+			// Some are registered already (a re-plan): leave out every one
+			// that is, after checking it has the same spec, and go again.
+			if batch, err = r.withoutRegistered(ctx, job, batch); err != nil {
+				return err
 			}
-			if !bytes.Equal(old, t.Spec) {
-				return fmt.Errorf("registry: job %s: task %s with another spec: %w", job, t.ID, ErrExists)
-			}
-			batch = append(batch[:i:i], batch[i+1:]...)
 		default:
 			return fmt.Errorf("registry: job %s: add %d tasks from %s: %w", job, len(batch), batch[0].ID, err)
 		}
 	}
 	return nil
+}
+
+// withoutRegistered returns the tasks of a batch that are not registered
+// yet; a registered one with another spec is ErrExists.
+func (r *Registry) withoutRegistered(ctx context.Context, job string, batch []Task) ([]Task, error) {
+	var buckets []int
+	seen := map[int]bool{}
+	for _, t := range batch {
+		if b := Bucket(t.ID); !seen[b] {
+			seen[b] = true
+			buckets = append(buckets, b)
+		}
+	}
+	lists := make([][]string, len(buckets))
+	if err := parallel(ctx, len(buckets), 16, func(i int) error {
+		var err error
+		lists[i], err = r.list(ctx, job, kindTasks, buckets[i])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	present := map[string]bool{}
+	for _, ids := range lists {
+		for _, id := range ids {
+			present[id] = true
+		}
+	}
+	var keep, check []Task
+	for _, t := range batch {
+		if present[t.ID] {
+			check = append(check, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	err := parallel(ctx, len(check), 16, func(i int) error {
+		t := check[i]
+		old, _, err := r.conn.Get(r.p.task(job, t.ID))
+		if err != nil {
+			return fmt.Errorf("registry: job %s: task %s: %w", job, t.ID, err)
+		}
+		if !bytes.Equal(old, t.Spec) {
+			return fmt.Errorf("registry: job %s: task %s with another spec: %w", job, t.ID, ErrExists)
+		}
+		return nil
+	})
+	return keep, err
 }
 
 // TaskSpec reads a task's spec.
