@@ -44,6 +44,9 @@ func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error
 			return fmt.Errorf("registry: job %s: task %s: spec of %d bytes: %w (max %d)", job, t.ID, len(t.Spec), ErrTooLarge, MaxSpec)
 		}
 	}
+	// The ids registered already, loaded at the first conflict (a re-plan
+	// adds tasks that are there) and then used to leave them out up front.
+	var registered map[string]bool
 	for start := 0; start < len(tasks); {
 		end, size := start, 0
 		for end < len(tasks) && end-start < batchOps {
@@ -54,7 +57,7 @@ func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error
 			size += n
 			end++
 		}
-		if err := r.addBatch(ctx, job, tasks[start:end]); err != nil {
+		if err := r.addBatch(ctx, job, tasks[start:end], &registered); err != nil {
 			return err
 		}
 		start = end
@@ -62,8 +65,14 @@ func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error
 	return nil
 }
 
-func (r *Registry) addBatch(ctx context.Context, job string, batch []Task) error {
-	for len(batch) > 0 {
+func (r *Registry) addBatch(ctx context.Context, job string, batch []Task, registered *map[string]bool) error {
+	for attempt := 0; len(batch) > 0; attempt++ {
+		if *registered != nil {
+			var err error
+			if batch, err = r.leaveOutRegistered(ctx, job, batch, *registered); err != nil || len(batch) == 0 {
+				return err
+			}
+		}
 		if err := r.alive(ctx); err != nil {
 			return err
 		}
@@ -78,11 +87,17 @@ func (r *Registry) addBatch(ctx context.Context, job string, batch []Task) error
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
 			return fmt.Errorf("registry: add tasks: job %s: %w", job, ErrNotFound)
-		case errors.Is(err, zk.ErrNodeExists) && i >= 0 && i < len(batch):
-			// Some are registered already (a re-plan): leave out every one
-			// that is, after checking it has the same spec, and go again.
-			if batch, err = r.withoutRegistered(ctx, job, batch); err != nil {
+		case errors.Is(err, zk.ErrNodeExists) && i >= 0 && i < len(batch) && attempt < 5:
+			// Some are registered already: load (again) which ones.
+			lists, err := r.listAll(ctx, job, kindTasks)
+			if err != nil {
 				return err
+			}
+			*registered = map[string]bool{}
+			for _, ids := range lists {
+				for _, id := range ids {
+					(*registered)[id] = true
+				}
 			}
 		default:
 			return fmt.Errorf("registry: job %s: add %d tasks from %s: %w", job, len(batch), batch[0].ID, err)
@@ -91,34 +106,12 @@ func (r *Registry) addBatch(ctx context.Context, job string, batch []Task) error
 	return nil
 }
 
-// withoutRegistered returns the tasks of a batch that are not registered
+// leaveOutRegistered returns the tasks of a batch that are not registered
 // yet; a registered one with another spec is ErrExists.
-func (r *Registry) withoutRegistered(ctx context.Context, job string, batch []Task) ([]Task, error) {
-	var buckets []int
-	seen := map[int]bool{}
-	for _, t := range batch {
-		if b := Bucket(t.ID); !seen[b] {
-			seen[b] = true
-			buckets = append(buckets, b)
-		}
-	}
-	lists := make([][]string, len(buckets))
-	if err := parallel(ctx, len(buckets), 16, func(i int) error {
-		var err error
-		lists[i], err = r.list(ctx, job, kindTasks, buckets[i])
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	present := map[string]bool{}
-	for _, ids := range lists {
-		for _, id := range ids {
-			present[id] = true
-		}
-	}
+func (r *Registry) leaveOutRegistered(ctx context.Context, job string, batch []Task, registered map[string]bool) ([]Task, error) {
 	var keep, check []Task
 	for _, t := range batch {
-		if present[t.ID] {
+		if registered[t.ID] {
 			check = append(check, t)
 		} else {
 			keep = append(keep, t)
@@ -128,7 +121,7 @@ func (r *Registry) withoutRegistered(ctx context.Context, job string, batch []Ta
 		t := check[i]
 		old, _, err := r.conn.Get(r.p.task(job, t.ID))
 		if err != nil {
-			return fmt.Errorf("registry: job %s: task %s: %w", job, t.ID, err)
+			return notFound(err, "job %s: task %s", job, t.ID)
 		}
 		if !bytes.Equal(old, t.Spec) {
 			return fmt.Errorf("registry: job %s: task %s with another spec: %w", job, t.ID, ErrExists)
