@@ -47,22 +47,39 @@ func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error
 	// The ids registered already, loaded at the first conflict (a re-plan
 	// adds tasks that are there) and then used to leave them out up front.
 	var registered map[string]bool
-	for start := 0; start < len(tasks); {
-		end, size := start, 0
-		for end < len(tasks) && end-start < batchOps {
-			n := len(tasks[end].Spec) + len(r.p.task(job, tasks[end].ID)) + 32
-			if end > start && size+n > batchBytes {
-				break
-			}
-			size += n
-			end++
-		}
+	sizes := make([]int, len(tasks))
+	for i, t := range tasks {
+		// The create's path and data, and about 48 bytes of framing.
+		sizes[i] = len(r.p.task(job, t.ID)) + len(t.Spec) + 48
+	}
+	start := 0
+	for _, end := range splitBatches(sizes, batchBytes, batchOps) {
 		if err := r.addBatch(ctx, job, tasks[start:end], &registered); err != nil {
 			return err
 		}
 		start = end
 	}
 	return nil
+}
+
+// splitBatches cuts items of the given sizes into consecutive batches of at
+// most maxBytes and maxOps, and returns the end of each batch. An item larger
+// than maxBytes is a batch of its own.
+func splitBatches(sizes []int, maxBytes, maxOps int) []int {
+	var ends []int
+	for start := 0; start < len(sizes); {
+		end, size := start, 0
+		for end < len(sizes) && end-start < maxOps {
+			if end > start && size+sizes[end] > maxBytes {
+				break
+			}
+			size += sizes[end]
+			end++
+		}
+		ends = append(ends, end)
+		start = end
+	}
+	return ends
 }
 
 func (r *Registry) addBatch(ctx context.Context, job string, batch []Task, registered *map[string]bool) error {
