@@ -1,0 +1,119 @@
+package registry
+
+import (
+	"fmt"
+)
+
+// JobState is where a job is in its life.
+//
+//	Pending ──► Planning ──► Running ◄──► Paused
+//	   │            │           │            │
+//	   │            ▼           ▼            │
+//	   ├──────► Cancelling ◄────┴────────────┘
+//	   │            │
+//	   ▼            ▼
+//	Cancelled ◄─────┘      Running ──► Done
+//	                       Pending, Planning, Running, Paused, Cancelling ──► Failed
+//
+// Done, Failed and Cancelled are final.
+type JobState uint8
+
+const (
+	JobPending JobState = iota + 1
+	JobPlanning
+	JobRunning
+	JobPaused
+	JobCancelling
+	JobDone
+	JobFailed
+	JobCancelled
+)
+
+var jobStateNames = [...]string{
+	JobPending:    "pending",
+	JobPlanning:   "planning",
+	JobRunning:    "running",
+	JobPaused:     "paused",
+	JobCancelling: "cancelling",
+	JobDone:       "done",
+	JobFailed:     "failed",
+	JobCancelled:  "cancelled",
+}
+
+func (s JobState) String() string {
+	if s.valid() {
+		return jobStateNames[s]
+	}
+	return fmt.Sprintf("JobState(%d)", uint8(s))
+}
+
+func (s JobState) valid() bool { return s >= JobPending && s <= JobCancelled }
+
+// Final reports whether no transition leaves s.
+func (s JobState) Final() bool { return s == JobDone || s == JobFailed || s == JobCancelled }
+
+// ParseJobState is the inverse of String.
+func ParseJobState(name string) (JobState, error) {
+	for s := JobPending; s <= JobCancelled; s++ {
+		if jobStateNames[s] == name {
+			return s, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown job state %q", name)
+}
+
+// jobTransitions lists the states each state may move to.
+var jobTransitions = map[JobState][]JobState{
+	JobPending:    {JobPlanning, JobCancelling, JobCancelled, JobFailed},
+	JobPlanning:   {JobRunning, JobPaused, JobCancelling, JobFailed},
+	JobRunning:    {JobPaused, JobCancelling, JobDone, JobFailed},
+	JobPaused:     {JobRunning, JobCancelling, JobFailed},
+	JobCancelling: {JobCancelled, JobFailed},
+}
+
+// Transition decides whether a job may move from one state to another. Moving
+// to the state it is in is allowed (a retried write is harmless); an
+// impossible move is an ErrTransition.
+func Transition(from, to JobState) error {
+	if !from.valid() || !to.valid() {
+		return fmt.Errorf("%w: %v to %v: unknown state", ErrTransition, from, to)
+	}
+	if from == to {
+		return nil
+	}
+	for _, s := range jobTransitions[from] {
+		if s == to {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %v to %v", ErrTransition, from, to)
+}
+
+// Status is where a task is, as the registry sees it.
+type Status uint8
+
+const (
+	// StatusPending: registered, not claimed, no result.
+	StatusPending Status = iota + 1
+	// StatusClaimed: a live worker holds it.
+	StatusClaimed
+	// StatusDone: finished; it cannot be claimed again.
+	StatusDone
+	// StatusFailed: failed with an error; it is not claimed again unless the
+	// master resets it.
+	StatusFailed
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusPending:
+		return "pending"
+	case StatusClaimed:
+		return "claimed"
+	case StatusDone:
+		return "done"
+	case StatusFailed:
+		return "failed"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}

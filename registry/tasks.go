@@ -1,0 +1,390 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Task is a task to register: its id (ValidateID, unique in the job; e.g.
+// "<region-encoded-name>-000") and the caller's encoded spec.
+type Task struct {
+	ID   string
+	Spec []byte
+}
+
+// Limits of one AddTasks transaction: well under the 1 MB packet limit.
+const (
+	batchBytes = 256 << 10
+	batchOps   = 1000
+)
+
+// AddTasks registers tasks of a job in transactions of at most 256 KiB and
+// 1000 nodes. It is idempotent: a task already registered with the same spec
+// is left alone (a master that re-plans after a crash adds the same tasks
+// again); with another spec it is ErrExists. Tasks of a batch appear together.
+func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error {
+	if err := ValidateID(job); err != nil {
+		return fmt.Errorf("registry: job: %w", err)
+	}
+	seen := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		if err := ValidateID(t.ID); err != nil {
+			return fmt.Errorf("registry: job %s: task: %w", job, err)
+		}
+		if seen[t.ID] {
+			return fmt.Errorf("registry: job %s: task %s listed twice", job, t.ID)
+		}
+		seen[t.ID] = true
+		if len(t.Spec) > MaxSpec {
+			return fmt.Errorf("registry: job %s: task %s: spec of %d bytes: %w (max %d)", job, t.ID, len(t.Spec), ErrTooLarge, MaxSpec)
+		}
+	}
+	for start := 0; start < len(tasks); {
+		end, size := start, 0
+		for end < len(tasks) && end-start < batchOps {
+			n := len(tasks[end].Spec) + len(r.p.task(job, tasks[end].ID)) + 32
+			if end > start && size+n > batchBytes {
+				break
+			}
+			size += n
+			end++
+		}
+		if err := r.addBatch(ctx, job, tasks[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+func (r *Registry) addBatch(ctx context.Context, job string, batch []Task) error {
+	for len(batch) > 0 {
+		if err := r.alive(ctx); err != nil {
+			return err
+		}
+		ops := make([]any, 0, len(batch)+1)
+		for _, t := range batch {
+			ops = append(ops, &zk.CreateRequest{Path: r.p.task(job, t.ID), Data: t.Spec, Acl: openACL})
+		}
+		ops = append(ops, &zk.SetDataRequest{Path: r.p.events(job), Version: -1})
+		i, err := multiErr(r.conn.Multi(ops...))
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, zk.ErrNoNode):
+			return fmt.Errorf("registry: add tasks: job %s: %w", job, ErrNotFound)
+		case errors.Is(err, zk.ErrNodeExists) && i >= 0 && i < len(batch):
+			t := batch[i]
+			old, _, gerr := r.conn.Get(r.p.task(job, t.ID))
+			if gerr != nil {
+				return fmt.Errorf("registry: job %s: task %s: %w", job, t.ID, gerr)
+			}
+			if !bytes.Equal(old, t.Spec) {
+				return fmt.Errorf("registry: job %s: task %s with another spec: %w", job, t.ID, ErrExists)
+			}
+			batch = append(batch[:i:i], batch[i+1:]...)
+		default:
+			return fmt.Errorf("registry: job %s: add %d tasks from %s: %w", job, len(batch), batch[0].ID, err)
+		}
+	}
+	return nil
+}
+
+// TaskSpec reads a task's spec.
+func (r *Registry) TaskSpec(ctx context.Context, job, task string) ([]byte, error) {
+	if err := validateTask(job, task); err != nil {
+		return nil, err
+	}
+	if err := r.alive(ctx); err != nil {
+		return nil, err
+	}
+	b, _, err := r.conn.Get(r.p.task(job, task))
+	if err != nil {
+		return nil, notFound(err, "job %s: task %s", job, task)
+	}
+	return b, nil
+}
+
+// BucketTasks lists the task ids of one bucket (0 to Buckets-1), sorted: a
+// page of a job's tasks.
+func (r *Registry) BucketTasks(ctx context.Context, job string, bucket int) ([]string, error) {
+	return r.list(ctx, job, kindTasks, bucket)
+}
+
+// Tasks lists all task ids of a job, bucket by bucket (not sorted across
+// buckets).
+func (r *Registry) Tasks(ctx context.Context, job string) ([]string, error) {
+	lists, err := r.listAll(ctx, job, kindTasks)
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	return all, nil
+}
+
+// Claimable lists the tasks of one bucket that are neither claimed nor
+// finished, sorted: where a worker looks for work.
+func (r *Registry) Claimable(ctx context.Context, job string, bucket int) ([]string, error) {
+	var lists [len(kindsByStatus)][]string
+	for i, k := range kindsByStatus {
+		l, err := r.list(ctx, job, k, bucket)
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = l
+	}
+	busy := map[string]bool{}
+	for _, l := range lists[1:] {
+		for _, id := range l {
+			busy[id] = true
+		}
+	}
+	var out []string
+	for _, id := range lists[0] {
+		if !busy[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// kindsByStatus are the folders that tell a task's status.
+var kindsByStatus = [...]string{kindTasks, kindClaims, kindDone, kindFailed}
+
+// Counts are a job's tasks by status.
+type Counts struct {
+	Tasks, Pending, Claimed, Done, Failed int
+}
+
+// Count counts a job's tasks by status from four children listings per
+// bucket (1,024 calls, pipelined on the connection), whatever the number of
+// tasks. A claim or result of a task that is not registered is not counted.
+func (r *Registry) Count(ctx context.Context, job string) (Counts, error) {
+	if err := ValidateID(job); err != nil {
+		return Counts{}, fmt.Errorf("registry: job: %w", err)
+	}
+	var per [Buckets]Counts
+	err := parallel(ctx, Buckets, 16, func(b int) error {
+		var lists [len(kindsByStatus)][]string
+		for i, k := range kindsByStatus {
+			l, err := r.list(ctx, job, k, b)
+			if err != nil {
+				return err
+			}
+			lists[i] = l
+		}
+		per[b] = countBucket(lists[0], lists[1], lists[2], lists[3])
+		return nil
+	})
+	if err != nil {
+		return Counts{}, err
+	}
+	var c Counts
+	for _, p := range per {
+		c.Tasks += p.Tasks
+		c.Pending += p.Pending
+		c.Claimed += p.Claimed
+		c.Done += p.Done
+		c.Failed += p.Failed
+	}
+	return c, nil
+}
+
+// countBucket decides the status of each task of a bucket from the bucket's
+// listings. A result wins over a claim (a claim cannot outlive its result,
+// but a listing is not a snapshot).
+func countBucket(tasks, claims, done, failed []string) Counts {
+	status := make(map[string]Status, len(tasks))
+	for _, id := range tasks {
+		status[id] = StatusPending
+	}
+	mark := func(ids []string, s Status) {
+		for _, id := range ids {
+			if old, ok := status[id]; ok && old < s {
+				status[id] = s
+			}
+		}
+	}
+	mark(claims, StatusClaimed)
+	mark(done, StatusDone)
+	mark(failed, StatusFailed)
+	c := Counts{Tasks: len(status)}
+	for _, s := range status {
+		switch s {
+		case StatusPending:
+			c.Pending++
+		case StatusClaimed:
+			c.Claimed++
+		case StatusDone:
+			c.Done++
+		case StatusFailed:
+			c.Failed++
+		}
+	}
+	return c
+}
+
+// TaskStatus reads one task's status.
+func (r *Registry) TaskStatus(ctx context.Context, job, task string) (Status, error) {
+	if err := validateTask(job, task); err != nil {
+		return 0, err
+	}
+	for _, s := range []struct {
+		path   string
+		status Status
+	}{
+		{r.p.result(job, task, StatusDone), StatusDone},
+		{r.p.result(job, task, StatusFailed), StatusFailed},
+		{r.p.claim(job, task), StatusClaimed},
+		{r.p.task(job, task), StatusPending},
+	} {
+		if err := r.alive(ctx); err != nil {
+			return 0, err
+		}
+		ok, _, err := r.conn.Exists(s.path)
+		if err != nil {
+			return 0, fmt.Errorf("registry: job %s: task %s: %w", job, task, err)
+		}
+		if ok {
+			return s.status, nil
+		}
+	}
+	return 0, fmt.Errorf("registry: job %s: task %s: %w", job, task, ErrNotFound)
+}
+
+// TaskResult reads how a task ended; ErrNotFound when it has not.
+func (r *Registry) TaskResult(ctx context.Context, job, task string) (Result, error) {
+	if err := validateTask(job, task); err != nil {
+		return Result{}, err
+	}
+	for _, s := range []Status{StatusDone, StatusFailed} {
+		if err := r.alive(ctx); err != nil {
+			return Result{}, err
+		}
+		b, _, err := r.conn.Get(r.p.result(job, task, s))
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("registry: job %s: task %s: result: %w", job, task, err)
+		}
+		res, err := decodeResult(b)
+		if err != nil {
+			return Result{}, fmt.Errorf("registry: job %s: task %s: result: %w", job, task, err)
+		}
+		if res.Status != s {
+			return Result{}, fmt.Errorf("registry: job %s: task %s: %w: %v result in the %v folder", job, task, ErrFormat, res.Status, s)
+		}
+		return res, nil
+	}
+	return Result{}, fmt.Errorf("registry: job %s: task %s: no result: %w", job, task, ErrNotFound)
+}
+
+// TaskCheckpoint reads a task's checkpoint bytes; nil when none was saved.
+func (r *Registry) TaskCheckpoint(ctx context.Context, job, task string) ([]byte, error) {
+	if err := validateTask(job, task); err != nil {
+		return nil, err
+	}
+	if err := r.alive(ctx); err != nil {
+		return nil, err
+	}
+	b, _, err := r.conn.Get(r.p.checkpoint(job, task))
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: job %s: task %s: checkpoint: %w", job, task, err)
+	}
+	if len(b) > MaxCheckpoint {
+		return nil, fmt.Errorf("registry: job %s: task %s: checkpoint of %d bytes: %w (max %d)", job, task, len(b), ErrTooLarge, MaxCheckpoint)
+	}
+	return b, nil
+}
+
+// ResetTask makes a failed task claimable again: it removes the failed
+// result and moves the task's epoch. A task that is not failed is left alone
+// and reported (ErrFinished for a done task, nil for a pending or claimed one).
+func (r *Registry) ResetTask(ctx context.Context, job, task string) error {
+	if err := validateTask(job, task); err != nil {
+		return err
+	}
+	if err := r.alive(ctx); err != nil {
+		return err
+	}
+	spec, st, err := r.conn.Get(r.p.task(job, task))
+	if err != nil {
+		return notFound(err, "job %s: task %s", job, task)
+	}
+	_, err = multiErr(r.conn.Multi(
+		&zk.DeleteRequest{Path: r.p.result(job, task, StatusFailed), Version: -1},
+		&zk.SetDataRequest{Path: r.p.task(job, task), Data: spec, Version: st.Version},
+		&zk.SetDataRequest{Path: r.p.events(job), Version: -1},
+	))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, zk.ErrBadVersion):
+		return fmt.Errorf("registry: reset job %s: task %s: %w", job, task, ErrConflict)
+	case errors.Is(err, zk.ErrNoNode):
+		if s, serr := r.TaskStatus(ctx, job, task); serr == nil && s == StatusDone {
+			return fmt.Errorf("registry: reset job %s: task %s: %w", job, task, ErrFinished)
+		}
+		return nil
+	}
+	return fmt.Errorf("registry: reset job %s: task %s: %w", job, task, err)
+}
+
+func (r *Registry) list(ctx context.Context, job, kind string, bucket int) ([]string, error) {
+	if err := ValidateID(job); err != nil {
+		return nil, fmt.Errorf("registry: job: %w", err)
+	}
+	if bucket < 0 || bucket >= Buckets {
+		return nil, fmt.Errorf("registry: bucket %d out of [0, %d)", bucket, Buckets)
+	}
+	if err := r.alive(ctx); err != nil {
+		return nil, err
+	}
+	ids, _, err := r.conn.Children(r.p.bucketDir(job, kind, bucket))
+	if err != nil {
+		return nil, notFound(err, "job %s: list %s/%s", job, kind, bucketName(bucket))
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+func (r *Registry) listAll(ctx context.Context, job, kind string) ([][]string, error) {
+	lists := make([][]string, Buckets)
+	err := parallel(ctx, Buckets, 16, func(b int) error {
+		l, err := r.list(ctx, job, kind, b)
+		lists[b] = l
+		return err
+	})
+	return lists, err
+}
+
+func validateTask(job, task string) error {
+	if err := ValidateID(job); err != nil {
+		return fmt.Errorf("registry: job: %w", err)
+	}
+	if err := ValidateID(task); err != nil {
+		return fmt.Errorf("registry: job %s: task: %w", job, err)
+	}
+	return nil
+}
+
+// notFound wraps a ZooKeeper error, turning ErrNoNode into ErrNotFound.
+func notFound(err error, format string, args ...any) error {
+	what := fmt.Sprintf(format, args...)
+	if errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("registry: %s: %w", what, ErrNotFound)
+	}
+	return fmt.Errorf("registry: %s: %w", what, err)
+}

@@ -1,0 +1,74 @@
+package registry
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestWatchJob(t *testing.T) {
+	server, root := testZK(t)
+	ctx := testCtx(t)
+	master := open(t, server, root)
+	worker := open(t, server, root)
+	setupJob(t, master, "t-000", "t-001")
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changes, err := worker.WatchJob(wctx, "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(what string, do func()) {
+		t.Helper()
+		drain(changes)
+		do()
+		receive(t, changes, 30*time.Second, "an event after "+what)
+	}
+	j, _ := master.Job(ctx, "j")
+	step("a state change", func() {
+		if j, err = master.SetJobState(ctx, j, JobPlanning, ""); err != nil {
+			t.Fatal(err)
+		}
+	})
+	step("tasks added", func() {
+		if err := master.AddTasks(ctx, "j", []Task{{ID: "t-002"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var c *Claim
+	step("a claim", func() {
+		if c, err = worker.ClaimTask(ctx, "j", "t-000", "w"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	step("a result", func() {
+		if err := c.Done(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	other := open(t, server, root)
+	if _, err := other.ClaimTask(ctx, "j", "t-001", "w2"); err != nil {
+		t.Fatal(err)
+	}
+	step("a claim vanishing with its session", other.Close)
+	step("a pause", func() {
+		if j, err = master.SetJobState(ctx, j, JobPaused, "operator"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// Deleting the job closes the channel.
+	if err := master.DeleteJob(ctx, "j"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(30 * time.Second)
+	for open := true; open; {
+		select {
+		case _, open = <-changes:
+		case <-deadline:
+			t.Fatal("watch channel not closed after the job was deleted")
+		}
+	}
+	if _, err := worker.WatchJob(ctx, "j"); err == nil {
+		t.Fatal("watching a missing job")
+	}
+}
