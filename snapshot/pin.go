@@ -1,0 +1,254 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"rangecopy/hbase"
+	"rangecopy/hfile"
+	"rangecopy/job"
+)
+
+// Options tune Read and Pin. The zero value is usable.
+type Options struct {
+	// Limits bound the manifest.
+	Limits Limits
+	// Parallelism is how many files are resolved and opened at once;
+	// default 8.
+	Parallelism int
+	// MaxIndexEntries caps the index entries kept per file; default 256.
+	MaxIndexEntries int
+	// Logger receives progress at debug level and oddities at warn level;
+	// nil discards.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Parallelism <= 0 {
+		o.Parallelism = 8
+	}
+	if o.MaxIndexEntries <= 0 {
+		o.MaxIndexEntries = 256
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Pinned is a copy's pinned input: a snapshot's description and schema, the
+// regions to read and the facts of every store file, and where each file's
+// bytes are.
+type Pinned struct {
+	Info Info
+	// Schema is the table schema at snapshot time.
+	Schema hbase.TableDescriptor
+	// Regions are the snapshot's regions in key order, split parents and
+	// read replicas left out; they cover the table.
+	Regions []job.Region
+	// Files are the store files of Regions with their facts, ordered by
+	// region (key order), family and name. Files with no cells (an empty
+	// HFile, or a half of a parent file with nothing on its side) are left
+	// out: there is nothing to copy in them.
+	Files []job.StoreFile
+	// Inputs maps each of Files to its resolved bytes.
+	Inputs map[FileKey]Input
+}
+
+// Input returns the resolved bytes of f.
+func (p *Pinned) Input(f job.StoreFile) (Input, bool) {
+	in, ok := p.Inputs[FileKey{Region: f.Region, Family: f.Family, Name: f.Name}]
+	return in, ok
+}
+
+// Pin takes a flush snapshot of table with client, waits until it is done,
+// and reads it (see Read). rootDir is the source's hbase.rootdir path in fsys.
+// On a failure after the snapshot was taken, the snapshot is left for the
+// caller to Release.
+func Pin(ctx context.Context, client *hbase.Client, fsys FS, rootDir, table, snapshotName string, opts Options) (*Pinned, error) {
+	if err := client.CreateSnapshot(ctx, table, snapshotName); err != nil {
+		return nil, fmt.Errorf("pin table %s: %w", table, err)
+	}
+	p, err := Read(ctx, fsys, rootDir, snapshotName, opts)
+	if err != nil {
+		return nil, fmt.Errorf("pin table %s: %w", table, err)
+	}
+	if p.Info.Table != table && "default:"+p.Info.Table != table {
+		return nil, fmt.Errorf("pin table %s: snapshot %s is of table %s: %w", table, snapshotName, p.Info.Table, ErrCorrupt)
+	}
+	return p, nil
+}
+
+// Release deletes the snapshot, unpinning its files.
+func Release(ctx context.Context, client *hbase.Client, name string) error {
+	if err := client.DeleteSnapshot(ctx, name); err != nil {
+		return fmt.Errorf("release snapshot %s: %w", name, err)
+	}
+	return nil
+}
+
+// Read reads an existing snapshot: its manifest, the place of every store
+// file, and every file's facts, opening at most opts.Parallelism files at once.
+func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pinned, error) {
+	opts = opts.withDefaults()
+	m, err := ReadManifest(ctx, fsys, rootDir, name, opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pinned{Info: m.Info, Schema: m.Schema, Inputs: map[FileKey]Input{}}
+	regions := Readable(m.Regions)
+	keep := make(map[string]bool, len(regions))
+	for _, r := range regions {
+		keep[r.EncodedName] = true
+		p.Regions = append(p.Regions, job.Region{EncodedName: r.EncodedName, Rows: job.KeyRange{Start: r.StartKey, End: r.EndKey}})
+	}
+	var files []ManifestFile
+	for _, f := range m.Files {
+		if keep[f.Region] {
+			files = append(files, f)
+		}
+	}
+	opts.Logger.Debug("snapshot manifest read", "snapshot", name, "table", m.Info.Table,
+		"regions", len(m.Regions), "readable_regions", len(regions), "files", len(files))
+
+	facts := make([]job.StoreFile, len(files))
+	inputs := make([]Input, len(files))
+	empty := make([]bool, len(files))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sem := make(chan struct{}, opts.Parallelism)
+	var wg sync.WaitGroup
+	for i := range files {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			in, err := Resolve(ctx, fsys, rootDir, m.Info.Table, files[i])
+			if err != nil {
+				cancel(fmt.Errorf("snapshot %s: %w", name, err))
+				return
+			}
+			sf, ok, err := Facts(ctx, fsys, files[i], in, opts.MaxIndexEntries)
+			if err != nil {
+				cancel(fmt.Errorf("snapshot %s: %w", name, err))
+				return
+			}
+			facts[i], inputs[i], empty[i] = sf, in, !ok
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	for i, f := range files {
+		if empty[i] {
+			opts.Logger.Debug("store file holds no cells; left out", "snapshot", name, "region", f.Region, "family", f.Family, "file", f.Name)
+			continue
+		}
+		p.Files = append(p.Files, facts[i])
+		p.Inputs[FileKey{Region: f.Region, Family: f.Family, Name: f.Name}] = inputs[i]
+	}
+	order := make(map[string]int, len(p.Regions))
+	for i, r := range p.Regions {
+		order[r.EncodedName] = i
+	}
+	sortFiles(p.Files, order)
+	return p, nil
+}
+
+// Readable returns the regions a copy reads, in key order: offline split
+// parents (whose data the daughters reach through references) and read
+// replicas are left out, as HBase's snapshot readers do.
+func Readable(rs []RegionInfo) []RegionInfo {
+	var out []RegionInfo
+	for _, r := range rs {
+		if r.IsSplitParent() || r.ReplicaID != 0 {
+			continue
+		}
+		out = append(out, r)
+	}
+	sortRegions(out)
+	return out
+}
+
+// Facts opens the resolved file in and returns the facts of the manifest's
+// store file f: size, first and last rows, TIMERANGE and a sample of at most
+// maxIndex index entries, all clipped to the half a reference selects. ok is
+// false when the file (or its half) holds no cells.
+func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int) (sf job.StoreFile, ok bool, err error) {
+	sf = job.StoreFile{Region: f.Region, Family: f.Family, Name: f.Name, Size: in.Size}
+	if err := ctx.Err(); err != nil {
+		return sf, false, err
+	}
+	what := fmt.Sprintf("store file %s of region %s family %s (%s)", f.Name, f.Region, f.Family, in.Path)
+	file, err := fsys.Open(in.Path)
+	if err != nil {
+		return sf, false, fmt.Errorf("%s: open: %w", what, err)
+	}
+	defer file.Close()
+	r, err := hfile.Open(file, in.Size, in.Path)
+	if err != nil {
+		return sf, false, fmt.Errorf("%s: %w", what, err)
+	}
+	first, last := r.FirstKey(), r.LastKey()
+	if in.Reference != nil {
+		h, err := hfile.NewHalfReader(r, in.Reference)
+		if err != nil {
+			return sf, false, fmt.Errorf("%s: %w", what, err)
+		}
+		if first, err = h.FirstKey(); err != nil {
+			return sf, false, fmt.Errorf("%s: first key of the %s half: %w", what, in.Reference.Range, err)
+		}
+		if last, err = h.LastKey(); err != nil {
+			return sf, false, fmt.Errorf("%s: last key of the %s half: %w", what, in.Reference.Range, err)
+		}
+	}
+	if first == nil || last == nil {
+		return sf, false, nil
+	}
+	sf.FirstRow = append([]byte(nil), first.Row...)
+	sf.LastRow = append([]byte(nil), last.Row...)
+	info := r.Info()
+	if info.HasTimeRange {
+		sf.HasTime, sf.MinTime, sf.MaxTime = true, info.TimeRangeMin, info.TimeRangeMax
+	}
+	idx, _, err := readRootIndex(file, r.Trailer(), in.Path)
+	if err != nil {
+		return sf, false, fmt.Errorf("%s: %w", what, err)
+	}
+	sf.Index = sampleIndex(clipIndex(idx, sf.FirstRow, sf.LastRow), maxIndex)
+	return sf, true, nil
+}
+
+// clipIndex keeps the index entries of [first, last]: the block that holds
+// the first cell of row first (with first as its row, so the clipped index
+// starts at the file's or half's first row), then every later entry up to
+// last. Index rows may be HBase's shortened separator keys, which sort
+// between a block's predecessor and its first cell; the rule holds for them.
+func clipIndex(entries []job.IndexEntry, first, last []byte) []job.IndexEntry {
+	if len(entries) == 0 {
+		return nil
+	}
+	k := 0
+	for k+1 < len(entries) && bytes.Compare(entries[k+1].Row, first) < 0 {
+		k++
+	}
+	out := []job.IndexEntry{{Row: first, Offset: entries[k].Offset}}
+	for _, e := range entries[k+1:] {
+		if bytes.Compare(e.Row, last) > 0 {
+			break
+		}
+		out = append(out, e)
+	}
+	return out
+}
