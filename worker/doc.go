@@ -1,0 +1,48 @@
+// Package worker runs the copy pipeline of one task (DESIGN.md, "The data path
+// of one task", steps 3 to 6): it reads the task's source HFiles, merges and
+// filters them per column family, and writes new HFiles laid out for the
+// target's regions into the target file system, handing each finished file to
+// a callback that bulk loads it and advances the checkpoint.
+//
+// # Pipeline
+//
+// Per family, in the order of the family names:
+//
+//	input goroutine per file:  read-ahead ReaderAt -> hfile.Scanner -> batches of cloned cells
+//	                              (bounded channel, recycled batches)
+//	family goroutine:          k-way merge -> dedupe -> key/time filter -> roll -> hfile.Writer
+//	                              (bounded channel of byte chunks)
+//	writer goroutine:          output file on the target
+//
+// Files that qualify for the fast path (see FastPathRule) are copied byte for
+// byte between the decoded output files, in key order.
+//
+// # Identical keys
+//
+// Two cells with the same row, family, qualifier, timestamp and type are the
+// same key to HBase, which serves the one with the larger sequence id. The
+// merge keeps exactly one cell per key: the one of the newest input file, where
+// files are ranked as HBase's StoreFileComparators rank them (max sequence id,
+// then bulk load time, then size, then name; a bulk-loaded file's sequence id
+// is the one in its "_SeqId_<n>_" name, and the top half of a split
+// reference counts one more than its parent, as HStoreFile.open does). Within
+// one file the first cell of a key wins, since a file sorts equal keys by
+// sequence id descending. Every version and every delete marker is kept.
+//
+// # Sequence ids and tags in output files
+//
+// A bulk-loaded file gets a sequence id from the region server, which stamps
+// it on every cell of the file (hfile reference §8.3), so output files carry
+// no per-cell MVCC. Tags are carried as they are when any input of the family
+// has them.
+//
+// # Memory
+//
+// For a family with k inputs the pipeline holds at most
+// k × (2 × ReadAhead + 3 × batchBytes) + 3 × writeChunk + one hfile.Writer
+// (its current block, block index and bloom chunk), independent of the size
+// of the table: with the defaults (8 MiB read-ahead, 1 MiB batches, 4 MiB
+// write chunks) that is about k × 19 MiB + 12 MiB plus the writer's index,
+// which grows with the output file (about 1 MiB for a 1 GiB file of 64 KiB
+// blocks). A single cell larger than a batch is held on its own.
+package worker

@@ -1,0 +1,134 @@
+package worker
+
+import (
+	"bytes"
+
+	"rangecopy/job"
+)
+
+// FastPathRule is the verdict on whether an input file is copied byte for
+// byte: FastPathOK, or the first rule that keeps it on the decode path.
+//
+// Settings differences are acceptable: the target family's compression,
+// encoding, block size and bloom type are not required of a copied file.
+// HBase opens any valid HFile per its own trailer and file info, and the next
+// compaction rewrites it with the family's settings; the file's data is the
+// same either way. (Encrypted and MOB files are refused at planning.)
+type FastPathRule int
+
+// Fast path verdicts.
+const (
+	FastPathOK FastPathRule = iota
+	// FastPathDisabled: the caller turned the fast path off.
+	FastPathDisabled
+	// FastPathReference: the input is a half file (split reference).
+	FastPathReference
+	// FastPathEmpty: the file holds no cells.
+	FastPathEmpty
+	// FastPathOutsideTask: some rows of the file lie outside the task's range.
+	FastPathOutsideTask
+	// FastPathResumed: the file starts below the checkpoint's resume row.
+	FastPathResumed
+	// FastPathTime: the file's TIMERANGE is unknown or not inside the job's.
+	FastPathTime
+	// FastPathRegions: the file's rows are not inside one target region.
+	FastPathRegions
+	// FastPathOverlap: another input of the family shares a row with it.
+	FastPathOverlap
+)
+
+// String names the verdict.
+func (r FastPathRule) String() string {
+	switch r {
+	case FastPathOK:
+		return "fast path"
+	case FastPathDisabled:
+		return "fast path disabled"
+	case FastPathReference:
+		return "half file (reference)"
+	case FastPathEmpty:
+		return "empty file"
+	case FastPathOutsideTask:
+		return "rows outside the task range"
+	case FastPathResumed:
+		return "starts below the resume row"
+	case FastPathTime:
+		return "time range unknown or not inside the job's"
+	case FastPathRegions:
+		return "rows not inside one target region"
+	case FastPathOverlap:
+		return "overlaps another input of the family"
+	}
+	return "FastPathRule(?)"
+}
+
+// fileFacts is what the fast path decision needs to know of an input, read
+// from its trailer and file info.
+type fileFacts struct {
+	Reference         bool
+	FirstRow, LastRow []byte // nil when the file is empty
+	HasTime           bool
+	MinTime, MaxTime  int64
+}
+
+// fastPathDecision decides whether input i of a family (facts[i]) may be
+// copied byte for byte. regions are the target's regions in key order;
+// resume is the row the family's reading starts at.
+func fastPathDecision(facts []fileFacts, i int, task job.KeyRange, resume []byte, times job.TimeRange, regions []job.Region) FastPathRule {
+	f := facts[i]
+	switch {
+	case f.Reference:
+		return FastPathReference
+	case f.FirstRow == nil:
+		return FastPathEmpty
+	case !task.Contains(f.FirstRow) || !task.Contains(f.LastRow):
+		return FastPathOutsideTask
+	case bytes.Compare(f.FirstRow, resume) < 0:
+		return FastPathResumed
+	case !f.HasTime || !times.Covers(f.MinTime, f.MaxTime):
+		return FastPathTime
+	}
+	r := regionFor(regions, f.FirstRow)
+	if r < 0 || !regions[r].Rows.Contains(f.LastRow) {
+		return FastPathRegions
+	}
+	for j, o := range facts {
+		if j == i {
+			continue
+		}
+		// Overlap in rows, both ends inclusive; an empty file overlaps
+		// nothing.
+		if o.FirstRow == nil {
+			continue
+		}
+		span := job.KeyRange{Start: f.FirstRow, End: rowAfter(f.LastRow)}
+		if span.OverlapsRows(o.FirstRow, o.LastRow) {
+			return FastPathOverlap
+		}
+	}
+	return FastPathOK
+}
+
+// regionFor returns the index of the region holding row, or -1.
+func regionFor(regions []job.Region, row []byte) int {
+	lo, hi := 0, len(regions)
+	for lo < hi { // first region whose end is past row
+		m := (lo + hi) / 2
+		if e := regions[m].Rows.End; len(e) != 0 && bytes.Compare(e, row) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(regions) && regions[lo].Rows.Contains(row) {
+		return lo
+	}
+	return -1
+}
+
+// rowAfter is the smallest row that sorts after row.
+func rowAfter(row []byte) []byte {
+	out := make([]byte, len(row)+1)
+	copy(out, row)
+	return out
+}

@@ -1,0 +1,172 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rangecopy/hfile"
+	"rangecopy/job"
+)
+
+func TestFastPathDecision(t *testing.T) {
+	regions := []job.Region{
+		{EncodedName: "r0", Rows: job.KeyRange{End: []byte("m")}},
+		{EncodedName: "r1", Rows: job.KeyRange{Start: []byte("m")}},
+	}
+	file := func(first, last string) fileFacts {
+		return fileFacts{FirstRow: []byte(first), LastRow: []byte(last), HasTime: true, MinTime: 10, MaxTime: 19}
+	}
+	task := job.KeyRange{Start: []byte("b"), End: []byte("y")}
+	times := job.TimeRange{Min: 10, Max: 20}
+	tests := []struct {
+		name   string
+		facts  []fileFacts
+		task   job.KeyRange
+		resume string
+		times  job.TimeRange
+		want   FastPathRule
+	}{
+		{"alone and inside", []fileFacts{file("c", "d")}, task, "", times, FastPathOK},
+		{"reference", []fileFacts{{Reference: true, FirstRow: []byte("c"), LastRow: []byte("d"), HasTime: true, MinTime: 10, MaxTime: 19}}, task, "", times, FastPathReference},
+		{"empty", []fileFacts{{HasTime: true}}, task, "", times, FastPathEmpty},
+		{"starts before task", []fileFacts{file("a", "d")}, task, "", times, FastPathOutsideTask},
+		{"ends at task end (exclusive)", []fileFacts{file("c", "y")}, task, "", times, FastPathOutsideTask},
+		{"ends just below task end", []fileFacts{file("c", "x\xff")}, job.KeyRange{Start: []byte("b"), End: []byte("y")}, "", times, FastPathRegions},
+		{"below resume row", []fileFacts{file("c", "d")}, task, "c\x00", times, FastPathResumed},
+		{"at resume row", []fileFacts{file("c", "d")}, task, "c", times, FastPathOK},
+		{"no time range", []fileFacts{{FirstRow: []byte("c"), LastRow: []byte("d")}}, task, "", times, FastPathTime},
+		{"time max at range end (exclusive)", []fileFacts{{FirstRow: []byte("c"), LastRow: []byte("d"), HasTime: true, MinTime: 10, MaxTime: 20}}, task, "", times, FastPathTime},
+		{"time min below", []fileFacts{{FirstRow: []byte("c"), LastRow: []byte("d"), HasTime: true, MinTime: 9, MaxTime: 19}}, task, "", times, FastPathTime},
+		{"all time", []fileFacts{{FirstRow: []byte("c"), LastRow: []byte("d"), HasTime: true, MinTime: 0, MaxTime: hfile.LatestTimestamp - 1}}, task, "", job.AllTime(), FastPathOK},
+		{"crosses region boundary", []fileFacts{file("c", "m")}, task, "", times, FastPathRegions},
+		{"last row just below boundary", []fileFacts{file("c", "l\xff")}, task, "", times, FastPathOK},
+		{"overlaps another", []fileFacts{file("c", "f"), file("e", "g")}, task, "", times, FastPathOverlap},
+		{"shares its last row", []fileFacts{file("c", "f"), file("f", "g")}, task, "", times, FastPathOverlap},
+		{"shares its first row", []fileFacts{file("c", "f"), file("a", "c")}, task, "", times, FastPathOverlap},
+		{"overlapping half file", []fileFacts{file("c", "f"), {Reference: true, FirstRow: []byte("d"), LastRow: []byte("d")}}, task, "", times, FastPathOverlap},
+		{"disjoint other", []fileFacts{file("c", "f"), file("f\x00", "g")}, task, "", times, FastPathOK},
+		{"empty other", []fileFacts{file("c", "f"), {}}, task, "", times, FastPathOK},
+	}
+	for _, tt := range tests {
+		if got := fastPathDecision(tt.facts, 0, tt.task, []byte(tt.resume), tt.times, regions); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRegionFor(t *testing.T) {
+	regions := []job.Region{
+		{Rows: job.KeyRange{End: []byte("b")}},
+		{Rows: job.KeyRange{Start: []byte("b"), End: []byte("d")}},
+		{Rows: job.KeyRange{Start: []byte("d")}},
+	}
+	for row, want := range map[string]int{"": 0, "a": 0, "a\xff": 0, "b": 1, "c": 1, "d": 2, "zz": 2} {
+		if got := regionFor(regions, []byte(row)); got != want {
+			t.Errorf("regionFor(%q) = %d, want %d", row, got, want)
+		}
+	}
+	if got := regionFor(regions[1:2], []byte("a")); got != -1 {
+		t.Errorf("row before every region: %d", got)
+	}
+	if got := regionFor(regions[1:2], []byte("e")); got != -1 {
+		t.Errorf("row after every region: %d", got)
+	}
+}
+
+// TestFastPathCopy copies a qualifying file byte for byte, between the
+// decoded files of the family, in key order.
+func TestFastPathCopy(t *testing.T) {
+	dir := t.TempDir()
+	before := writeHFile(t, dir, "before", hfile.WriterOptions{}, manyRows(10)[:30]) // rows r000..r004
+	var mid []*hfile.Cell
+	for _, c := range manyRows(20)[60:] { // rows r010..r019
+		mid = append(mid, c)
+	}
+	fast := writeHFile(t, dir, "fast", hfile.WriterOptions{Encoding: hfile.EncodingFastDiff, Compression: hfile.CompressionGZ}, mid)
+	after := writeHFile(t, dir, "after", hfile.WriterOptions{}, []*hfile.Cell{cell("s", "q", 1, hfile.TypePut, "s"), cell("t", "q", 1, hfile.TypePut, "t")})
+	after2 := writeHFile(t, dir, "after2", hfile.WriterOptions{MaxSeqID: 9}, []*hfile.Cell{cell("s", "q", 1, hfile.TypePut, "s-new")})
+	// before is partly outside the task, after and after2 overlap: only
+	// fast qualifies.
+	task := baseTask(t, input(after), input(fast), input(before), input(after2))
+	task.Task.Rows.Start = []byte("r001")
+	var ctr Counters
+	c := run(t, task, Options{Counters: &ctr})
+	files := c.dataFiles()
+	if len(files) != 3 || files[0].FastPath || !files[1].FastPath || files[2].FastPath {
+		t.Fatalf("emitted %+v, want decoded, fast, decoded", files)
+	}
+	src, _ := os.ReadFile(fast)
+	dst, _ := os.ReadFile(files[1].Path)
+	if !bytes.Equal(src, dst) || files[1].Bytes != int64(len(src)) || files[1].Cells != int64(len(mid)) {
+		t.Fatalf("fast copy differs: %d bytes of %d, %d cells", len(dst), len(src), files[1].Cells)
+	}
+	if string(files[1].FirstRow) != "r010" || string(files[1].LastRow) != "r019" || string(files[1].NextRow) != "r019\x00" {
+		t.Fatalf("fast file rows %q..%q next %q", files[1].FirstRow, files[1].LastRow, files[1].NextRow)
+	}
+	if ctr.FastFiles.Load() != 1 || ctr.FilesWritten.Load() != 3 {
+		t.Errorf("counters: fast %d files %d", ctr.FastFiles.Load(), ctr.FilesWritten.Load())
+	}
+	if ctr.CellsWritten.Load() != 26 || ctr.CellsRead.Load() != 27 {
+		t.Errorf("counters: cells read %d written %d, want 27 and 26 decoded", ctr.CellsRead.Load(), ctr.CellsWritten.Load())
+	}
+	all := append(append(readCells(t, files[0].Path), readCells(t, files[1].Path)...), readCells(t, files[2].Path)...)
+	want := append(manyRows(10)[6:30:30], mid...)
+	want = append(want, cell("s", "q", 1, hfile.TypePut, "s-new"), cell("t", "q", 1, hfile.TypePut, "t"))
+	equalCells(t, "fast and decoded", all, want)
+}
+
+// corruptingFS flips a byte of every file it creates.
+type corruptingFS struct{ LocalFS }
+
+func (c corruptingFS) Create(ctx context.Context, p string) (io.WriteCloser, error) {
+	w, err := c.LocalFS.Create(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &flipper{WriteCloser: w}, nil
+}
+
+type flipper struct {
+	io.WriteCloser
+	n int
+}
+
+func (f *flipper) Write(p []byte) (int, error) {
+	if f.n <= 100 && f.n+len(p) > 100 {
+		q := bytes.Clone(p)
+		q[100-f.n] ^= 0x20
+		p = q
+	}
+	f.n += len(p)
+	return f.WriteCloser.Write(p)
+}
+
+// TestFastPathCorruptCopy checks that a copy that differs from its source on
+// the target is detected, not emitted, and removed.
+func TestFastPathCorruptCopy(t *testing.T) {
+	dir := t.TempDir()
+	p := writeHFile(t, dir, "in", hfile.WriterOptions{}, manyRows(5))
+	task := baseTask(t, input(p))
+	c := &collector{}
+	err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: corruptingFS{}}, c.emit)
+	if !errors.Is(err, ErrCopyMismatch) || !bytes.Contains([]byte(err.Error()), []byte(p)) {
+		t.Fatalf("Run = %v, want a copy mismatch naming %s", err, p)
+	}
+	if len(c.files) != 0 {
+		t.Fatalf("emitted %+v", c.files)
+	}
+	left, _ := filepath.Glob(filepath.Join(task.OutputDir, "f", "*"))
+	if len(left) != 0 {
+		t.Fatalf("files left: %v", left)
+	}
+	// A clean target takes the same file through the fast path.
+	c2 := run(t, task, Options{})
+	if f := c2.dataFiles(); len(f) != 1 || !f[0].FastPath {
+		t.Fatalf("clean run: %+v", f)
+	}
+}

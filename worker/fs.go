@@ -1,0 +1,144 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2"
+)
+
+// LocalFS is an Opener and Creator on the local file system; paths are used
+// as they are.
+type LocalFS struct{}
+
+// Open implements Opener.
+func (LocalFS) Open(_ context.Context, p string) (File, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// MkdirAll implements Creator.
+func (LocalFS) MkdirAll(_ context.Context, dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// Create implements Creator.
+func (LocalFS) Create(_ context.Context, p string) (io.WriteCloser, error) {
+	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// Rename implements Creator.
+func (LocalFS) Rename(_ context.Context, from, to string) error { return os.Rename(from, to) }
+
+// Remove implements Creator.
+func (LocalFS) Remove(_ context.Context, p string) error {
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// HDFS is an Opener and Creator on an HDFS cluster through colinmarc/hdfs.
+// Paths are absolute paths in the cluster.
+type HDFS struct {
+	Client *hdfs.Client
+	// CloseRetries bounds the retries of a Close that reports the last
+	// block still replicating; 0 means 12 (about 20 s with backoff).
+	CloseRetries int
+}
+
+// hdfsFile serialises ReadAt: a FileReader's ReadAt is Seek + Read on a
+// shared offset.
+type hdfsFile struct {
+	mu sync.Mutex
+	f  *hdfs.FileReader
+}
+
+func (h *hdfsFile) ReadAt(p []byte, off int64) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.f.ReadAt(p, off)
+}
+
+func (h *hdfsFile) Close() error { return h.f.Close() }
+
+// Open implements Opener.
+func (h HDFS) Open(_ context.Context, p string) (File, int64, error) {
+	f, err := h.Client.Open(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &hdfsFile{f: f}, f.Stat().Size(), nil
+}
+
+// MkdirAll implements Creator.
+func (h HDFS) MkdirAll(_ context.Context, dir string) error { return h.Client.MkdirAll(dir, 0o755) }
+
+// Create implements Creator.
+func (h HDFS) Create(ctx context.Context, p string) (io.WriteCloser, error) {
+	w, err := h.Client.Create(p)
+	if err != nil {
+		return nil, err
+	}
+	return &hdfsWriter{ctx: ctx, w: w, name: p, retries: h.CloseRetries}, nil
+}
+
+// hdfsWriter retries Close while the NameNode waits for the last block's
+// replicas, as the Java client does.
+type hdfsWriter struct {
+	ctx     context.Context
+	w       *hdfs.FileWriter
+	name    string
+	retries int
+}
+
+func (w *hdfsWriter) Write(p []byte) (int, error) { return w.w.Write(p) }
+
+func (w *hdfsWriter) Close() error {
+	retries := w.retries
+	if retries <= 0 {
+		retries = 12
+	}
+	pause := 20 * time.Millisecond
+	for i := 0; ; i++ {
+		err := w.w.Close()
+		if err == nil || !hdfs.IsErrReplicating(err) {
+			return err
+		}
+		if i == retries {
+			return fmt.Errorf("close %s: last block still replicating after %d retries: %w", w.name, retries, err)
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return w.ctx.Err()
+		case <-t.C:
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
+}
+
+// Rename implements Creator. HDFS's rename replaces an existing target; the
+// pipeline's names are unique.
+func (h HDFS) Rename(_ context.Context, from, to string) error { return h.Client.Rename(from, to) }
+
+// Remove implements Creator.
+func (h HDFS) Remove(_ context.Context, p string) error {
+	if err := h.Client.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

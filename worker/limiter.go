@@ -1,0 +1,73 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Limiter limits a job's read bandwidth. One Limiter is shared by every task
+// of a worker (or by every worker of a job, if it is distributed).
+type Limiter interface {
+	// WaitN blocks until n bytes may be read, or ctx ends.
+	WaitN(ctx context.Context, n int) error
+}
+
+// TokenBucket is a Limiter that lets Rate bytes per second through on average,
+// in bursts of at most Burst bytes.
+type TokenBucket struct {
+	rate  float64
+	burst float64
+	now   func() time.Time
+
+	mu     sync.Mutex
+	tokens float64
+	last   time.Time
+}
+
+// NewTokenBucket returns a limiter of rate bytes per second with the given
+// burst (bytes; at least 1). The bucket starts full.
+func NewTokenBucket(rate float64, burst int) (*TokenBucket, error) {
+	if rate <= 0 || burst < 1 {
+		return nil, fmt.Errorf("worker: token bucket rate %v and burst %d must be positive", rate, burst)
+	}
+	return &TokenBucket{rate: rate, burst: float64(burst), now: time.Now, tokens: float64(burst), last: time.Now()}, nil
+}
+
+// WaitN takes n tokens, waiting for them as needed. A request larger than the
+// burst is taken in burst-sized parts.
+func (b *TokenBucket) WaitN(ctx context.Context, n int) error {
+	for n > 0 {
+		part := min(float64(n), b.burst)
+		wait := b.reserve(part)
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		} else if err := ctx.Err(); err != nil {
+			return err
+		}
+		n -= int(part)
+	}
+	return nil
+}
+
+// reserve takes n tokens (possibly going into debt) and returns how long the
+// caller must wait until the debt is paid.
+func (b *TokenBucket) reserve(n float64) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	b.last = now
+	b.tokens -= n
+	if b.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-b.tokens / b.rate * float64(time.Second))
+}

@@ -1,0 +1,172 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// DefaultReadAhead is the size of one read-ahead chunk.
+const DefaultReadAhead = 8 << 20
+
+// readAhead is an io.ReaderAt over a source file that serves the sequential
+// reads of a scanner from large chunks: each miss reads a whole chunk, and the
+// chunk after it is fetched in the background while the current one is
+// decoded. Every byte read from the source passes the limiter and is counted.
+// Reads of a chunk's size or more go straight to the file. It holds at most
+// two chunks. Safe for concurrent use (reads are serialised).
+type readAhead struct {
+	ctx   context.Context
+	r     io.ReaderAt
+	size  int64
+	chunk int
+	lim   Limiter
+	ctr   *Counters
+	name  string
+
+	mu      sync.Mutex
+	cur     []byte // data of [curOff, curOff+len(cur))
+	curOff  int64
+	next    *fetch // in flight or done; nil when none
+	spare   []byte
+	closing bool
+}
+
+// fetch is one background chunk read.
+type fetch struct {
+	off  int64
+	buf  []byte
+	err  error
+	done chan struct{}
+}
+
+func newReadAhead(ctx context.Context, r io.ReaderAt, size int64, chunk int, lim Limiter, ctr *Counters, name string) *readAhead {
+	if chunk <= 0 {
+		chunk = DefaultReadAhead
+	}
+	return &readAhead{ctx: ctx, r: r, size: size, chunk: chunk, lim: lim, ctr: ctr, name: name, curOff: -1}
+}
+
+// read reads len(p) bytes at off from the source, through the limiter.
+func (a *readAhead) read(p []byte, off int64) (int, error) {
+	if a.lim != nil {
+		if err := a.lim.WaitN(a.ctx, len(p)); err != nil {
+			return 0, err
+		}
+	}
+	n, err := a.r.ReadAt(p, off)
+	a.ctr.BytesRead.Add(int64(n))
+	if err == io.EOF && n == len(p) {
+		err = nil
+	}
+	if err != nil {
+		return n, fmt.Errorf("read %s at offset %d: %w", a.name, off, err)
+	}
+	return n, nil
+}
+
+// chunkLen is the length of the chunk at off.
+func (a *readAhead) chunkLen(off int64) int {
+	return int(min(int64(a.chunk), a.size-off))
+}
+
+// start begins fetching the chunk at off in the background, if off lies in
+// the file and no fetch is in flight.
+func (a *readAhead) start(off int64) {
+	if off >= a.size || a.next != nil || a.closing {
+		return
+	}
+	buf := a.spare
+	a.spare = nil
+	n := a.chunkLen(off)
+	if cap(buf) < n {
+		buf = make([]byte, a.chunk)
+	}
+	f := &fetch{off: off, buf: buf[:n], done: make(chan struct{})}
+	a.next = f
+	go func() {
+		defer close(f.done)
+		_, f.err = a.read(f.buf, f.off)
+	}()
+}
+
+// ReadAt implements io.ReaderAt.
+func (a *readAhead) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("read %s at offset %d: negative offset", a.name, off)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if off >= a.size {
+		return 0, io.EOF
+	}
+	want := p
+	var eof error
+	if int64(len(want)) > a.size-off {
+		want = want[:a.size-off]
+		eof = io.EOF
+	}
+	if len(want) >= a.chunk {
+		n, err := a.read(want, off)
+		if err == nil {
+			err = eof
+		}
+		return n, err
+	}
+	done := 0
+	for done < len(want) {
+		pos := off + int64(done)
+		if a.curOff >= 0 && pos >= a.curOff && pos < a.curOff+int64(len(a.cur)) {
+			done += copy(want[done:], a.cur[pos-a.curOff:])
+			continue
+		}
+		if err := a.load(pos); err != nil {
+			return done, err
+		}
+	}
+	return done, eof
+}
+
+// load makes the chunk holding pos current and starts fetching the one after.
+func (a *readAhead) load(pos int64) error {
+	if f := a.next; f != nil {
+		<-f.done
+		a.next = nil
+		if f.err == nil && pos >= f.off && pos < f.off+int64(len(f.buf)) {
+			a.spare, a.cur, a.curOff = a.cur, f.buf, f.off
+			a.start(a.curOff + int64(len(a.cur)))
+			return nil
+		}
+		if f.err != nil && errors.Is(f.err, context.Canceled) {
+			return f.err
+		}
+		a.spare = f.buf // a failed or useless fetch: read again synchronously
+	}
+	// A miss: read the chunk at pos now.
+	n := a.chunkLen(pos)
+	buf := a.cur
+	if cap(buf) < n {
+		buf = make([]byte, a.chunk)
+	}
+	a.cur, a.curOff = nil, -1
+	if _, err := a.read(buf[:n], pos); err != nil {
+		return err
+	}
+	a.cur, a.curOff = buf[:n], pos
+	a.start(pos + int64(n))
+	return nil
+}
+
+// wait stops read-ahead: it waits for a fetch in flight. The underlying file
+// is not closed.
+func (a *readAhead) wait() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closing = true
+	if a.next != nil {
+		<-a.next.done
+		a.next = nil
+	}
+}

@@ -1,0 +1,170 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+)
+
+// countingReaderAt records the reads that reach the file.
+type countingReaderAt struct {
+	mu    sync.Mutex
+	b     []byte
+	reads []int
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.mu.Lock()
+	c.reads = append(c.reads, len(p))
+	c.mu.Unlock()
+	return bytes.NewReader(c.b).ReadAt(p, off)
+}
+
+// checkReadAhead reads data through a read-ahead of the given chunk at the
+// given (offset, length) pairs and compares with the data.
+func checkReadAhead(t *testing.T, data []byte, chunk int, reads [][2]int) {
+	src := &countingReaderAt{b: data}
+	var ctr Counters
+	ra := newReadAhead(context.Background(), src, int64(len(data)), chunk, nil, &ctr, "f")
+	defer ra.wait()
+	for _, r := range reads {
+		off, n := r[0], r[1]
+		p := make([]byte, n)
+		got, err := ra.ReadAt(p, int64(off))
+		want := 0
+		if off < len(data) {
+			want = min(n, len(data)-off)
+		}
+		if got != want || !bytes.Equal(p[:got], data[min(off, len(data)):min(off, len(data))+want]) {
+			t.Fatalf("ReadAt(%d, %d) = %d bytes, %v; want %d", off, n, got, err, want)
+		}
+		if (want < n) != (err == io.EOF) || (want == n && err != nil) {
+			t.Fatalf("ReadAt(%d, %d) error %v", off, n, err)
+		}
+	}
+}
+
+func TestReadAhead(t *testing.T) {
+	data := make([]byte, 10000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	// Sequential small reads reach the file in chunks.
+	src := &countingReaderAt{b: data}
+	var ctr Counters
+	ra := newReadAhead(context.Background(), src, int64(len(data)), 1000, nil, &ctr, "f")
+	p := make([]byte, 100)
+	for off := 0; off < len(data); off += 100 {
+		if _, err := ra.ReadAt(p, int64(off)); err != nil || !bytes.Equal(p, data[off:off+100]) {
+			t.Fatalf("read at %d: %v", off, err)
+		}
+	}
+	ra.wait()
+	if len(src.reads) != 10 || ctr.BytesRead.Load() != int64(len(data)) {
+		t.Fatalf("file reads %v, bytes counted %d", src.reads, ctr.BytesRead.Load())
+	}
+	checkReadAhead(t, data, 1000, [][2]int{{0, 10}, {995, 10}, {5000, 3000}, {9990, 20}, {10000, 1}, {20000, 5}, {3, 999}, {0, 10000}, {1, 10000}})
+	rng := rand.New(rand.NewPCG(1, 2))
+	var reads [][2]int
+	for range 2000 {
+		reads = append(reads, [2]int{rng.IntN(11000), rng.IntN(1500)})
+	}
+	checkReadAhead(t, data, 1000, reads)
+}
+
+func FuzzReadAhead(f *testing.F) {
+	f.Add(uint16(100), uint16(10), uint16(5), []byte{1, 2, 3, 4})
+	f.Add(uint16(7), uint16(3), uint16(2), []byte{0, 200, 9, 255, 17})
+	f.Fuzz(func(t *testing.T, size, chunk, n uint16, ops []byte) {
+		data := make([]byte, int(size)%5000)
+		for i := range data {
+			data[i] = byte(i)
+		}
+		var reads [][2]int
+		for i := 0; i+1 < len(ops); i += 2 {
+			reads = append(reads, [2]int{int(ops[i]) * 23 % (len(data) + 10), int(ops[i+1])%(int(n)+1) + 1})
+		}
+		checkReadAhead(t, data, int(chunk)%3000+1, reads)
+	})
+}
+
+// failingReaderAt fails every read.
+type failingReaderAt struct{}
+
+func (failingReaderAt) ReadAt([]byte, int64) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestReadAheadError(t *testing.T) {
+	var ctr Counters
+	ra := newReadAhead(context.Background(), failingReaderAt{}, 100, 10, nil, &ctr, "the-file")
+	_, err := ra.ReadAt(make([]byte, 5), 42)
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("the-file at offset 42")) {
+		t.Fatalf("error %v does not name file and offset", err)
+	}
+}
+
+func TestTokenBucketReserve(t *testing.T) {
+	b, err := NewTokenBucket(1000, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(0, 0)
+	b.now = func() time.Time { return now }
+	b.last = now
+	if w := b.reserve(500); w != 0 {
+		t.Fatalf("full bucket waits %v", w)
+	}
+	if w := b.reserve(100); w != 100*time.Millisecond {
+		t.Fatalf("empty bucket: wait %v, want 100ms", w)
+	}
+	now = now.Add(time.Second) // -100 + 1000, capped at the burst: 500
+	if w := b.reserve(400); w != 0 {
+		t.Fatalf("refilled bucket waits %v", w)
+	}
+	if w := b.reserve(101); w != time.Millisecond {
+		t.Fatalf("wait %v, want 1ms", w)
+	}
+	if _, err := NewTokenBucket(0, 1); err == nil {
+		t.Fatal("zero rate accepted")
+	}
+}
+
+// countingLimiter records what passes it.
+type countingLimiter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingLimiter) WaitN(_ context.Context, n int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += n
+	return nil
+}
+
+// TestLimiterSeesEveryByte checks that both paths pass every source byte
+// through the limiter.
+func TestLimiterSeesEveryByte(t *testing.T) {
+	dir := t.TempDir()
+	p := writeHFile(t, dir, "in", writerOptionsForTest(), manyRows(50))
+	for _, fast := range []bool{true, false} {
+		var lim countingLimiter
+		var ctr Counters
+		run(t, baseTask(t, input(p)), Options{Limiter: &lim, Counters: &ctr, NoFastPath: !fast, ReadAhead: 4096})
+		if lim.n < int(ctr.BytesRead.Load()) || ctr.BytesRead.Load() == 0 {
+			t.Errorf("fast=%v: limiter saw %d bytes, %d read", fast, lim.n, ctr.BytesRead.Load())
+		}
+	}
+	var ctr Counters
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tb, _ := NewTokenBucket(1, 1)
+	err := Run(ctx, baseTask(t, input(p)), Options{Source: LocalFS{}, Target: LocalFS{}, Limiter: tb, Counters: &ctr}, (&collector{}).emit)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+}

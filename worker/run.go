@@ -1,0 +1,513 @@
+package worker
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+
+	"rangecopy/checkpoint"
+	"rangecopy/hfile"
+	"rangecopy/job"
+)
+
+// DefaultMaxFileBytes is the default size cap of an output file.
+const DefaultMaxFileBytes int64 = 1 << 30
+
+// Task is everything one run of a task needs to know.
+type Task struct {
+	// Task is the planned task: its id and key range (Files is not read;
+	// Inputs says how to open them).
+	Task job.Task
+	// Inputs are the task's input files, every family.
+	Inputs []Input
+	// Time is the job's time range.
+	Time job.TimeRange
+	// Regions are the target table's regions in key order, as seen when the
+	// task starts; they must cover the task's range.
+	Regions []job.Region
+	// Families are the families to copy with the target's settings for each.
+	// Every input's family must be listed.
+	Families map[string]FamilySettings
+	// Checkpoint is the task's progress so far.
+	Checkpoint checkpoint.Checkpoint
+	// OutputDir is the folder on the target that receives the output files,
+	// in a subfolder per family.
+	OutputDir string
+}
+
+// Options are how a task runs.
+type Options struct {
+	// Source opens input files; Target creates output files. Required.
+	Source Opener
+	Target Creator
+	// Limiter, if set, limits the bytes read from the source.
+	Limiter Limiter
+	// Counters, if set, receives progress.
+	Counters *Counters
+	// Logger receives a line per output file; nil discards.
+	Logger *slog.Logger
+	// MaxFileBytes caps an output file: it ends at the first row boundary
+	// once the writer has written the cap (so a file may exceed it by about
+	// a block and a row); 0 means DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// ReadAhead is the read-ahead chunk size; 0 means DefaultReadAhead.
+	ReadAhead int
+	// NoFastPath decodes every file.
+	NoFastPath bool
+}
+
+// Run copies the task: for each family in name order that the checkpoint
+// does not mark done, it merges the family's inputs from the resume row on and
+// writes output files into OutputDir/<family>/, calling emit for each in key
+// order and once more with Last set at the end of the family. Run returns
+// when every family is done, or at the first error (output files of the
+// failed family that were not emitted are removed).
+func Run(ctx context.Context, t Task, o Options, emit EmitFunc) error {
+	if o.Source == nil || o.Target == nil || emit == nil {
+		return errors.New("worker: Run needs a source, a target and an emit function")
+	}
+	if o.Counters == nil {
+		o.Counters = new(Counters)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if err := checkRegions(t.Regions, t.Task.Rows); err != nil {
+		return fmt.Errorf("task %s: %w", t.Task.ID, err)
+	}
+	byFamily := map[string][]Input{}
+	for _, in := range t.Inputs {
+		if _, ok := t.Families[in.File.Family]; !ok {
+			return fmt.Errorf("task %s: input %s of family %q: the family has no target settings", t.Task.ID, in.Path, in.File.Family)
+		}
+		byFamily[in.File.Family] = append(byFamily[in.File.Family], in)
+	}
+	families := make([]string, 0, len(t.Families))
+	for f := range t.Families {
+		families = append(families, f)
+	}
+	slices.Sort(families)
+	for _, fam := range families {
+		resume, ok := t.Checkpoint.ResumeFrom(t.Task.Rows.Start, fam)
+		if !ok {
+			continue
+		}
+		fr := &familyRun{t: &t, o: &o, family: fam, settings: t.Families[fam], resume: resume, emit: emit}
+		if err := fr.run(ctx, byFamily[fam]); err != nil {
+			return fmt.Errorf("task %s family %s: %w", t.Task.ID, fam, err)
+		}
+	}
+	return nil
+}
+
+// checkRegions checks that regions are in key order without gaps and cover
+// the task's rows.
+func checkRegions(regions []job.Region, rows job.KeyRange) error {
+	if len(regions) == 0 {
+		return errors.New("no target regions")
+	}
+	for i := 1; i < len(regions); i++ {
+		if !bytes.Equal(regions[i-1].Rows.End, regions[i].Rows.Start) || len(regions[i-1].Rows.End) == 0 {
+			return fmt.Errorf("target regions %s %s and %s %s are not adjacent", regions[i-1].EncodedName, regions[i-1].Rows, regions[i].EncodedName, regions[i].Rows)
+		}
+	}
+	all := job.KeyRange{Start: regions[0].Rows.Start, End: regions[len(regions)-1].Rows.End}
+	if !all.Covers(rows) {
+		return fmt.Errorf("target regions %s do not cover the task's rows %s", all, rows)
+	}
+	return nil
+}
+
+// familyRun is the copy of one family.
+type familyRun struct {
+	t        *Task
+	o        *Options
+	family   string
+	settings FamilySettings
+	resume   []byte
+	emit     EmitFunc
+}
+
+// opened is an input file, open.
+type opened struct {
+	in    Input
+	file  File
+	ra    *readAhead
+	r     *hfile.Reader
+	half  *hfile.HalfReader
+	facts fileFacts
+	rank  fileRank
+}
+
+func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
+	f, size, err := fr.o.Source.Open(ctx, in.Path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", in.Path, err)
+	}
+	op := &opened{in: in, file: f}
+	op.ra = newReadAhead(ctx, f, size, fr.o.ReadAhead, fr.o.Limiter, fr.o.Counters, in.Path)
+	if op.r, err = hfile.Open(op.ra, size, in.Path); err != nil {
+		op.close()
+		return nil, err
+	}
+	info := op.r.Info()
+	op.facts = fileFacts{Reference: in.Reference != nil, HasTime: info.HasTimeRange, MinTime: info.TimeRangeMin, MaxTime: info.TimeRangeMax}
+	op.rank = fileRank{seqID: info.MaxSeqID, size: size, name: in.Path}
+	if n, ok := bulkLoadSeqID(path.Base(in.Path)); ok {
+		op.rank.seqID = n
+	}
+	if ts, ok := info.Raw[hfile.FileInfoBulkLoadTimestamp]; ok && len(ts) == 8 {
+		op.rank.bulkTime = int64(beUint64(ts))
+	}
+	var first, last *hfile.Cell
+	if in.Reference != nil {
+		if op.half, err = hfile.NewHalfReader(op.r, in.Reference); err != nil {
+			op.close()
+			return nil, fmt.Errorf("half of %s: %w", in.Path, err)
+		}
+		if in.Reference.Range == hfile.RangeTop {
+			op.rank.seqID++ // HStoreFile.open
+		}
+		if first, err = op.half.FirstKey(); err == nil {
+			last, err = op.half.LastKey()
+		}
+		if err != nil {
+			op.close()
+			return nil, fmt.Errorf("half of %s: %w", in.Path, err)
+		}
+	} else {
+		first, last = op.r.FirstKey(), op.r.LastKey()
+	}
+	if first != nil && last != nil {
+		op.facts.FirstRow = slices.Clone(first.Row)
+		op.facts.LastRow = slices.Clone(last.Row)
+	}
+	return op, nil
+}
+
+func (op *opened) close() {
+	op.ra.wait()
+	op.file.Close()
+}
+
+func beUint64(b []byte) uint64 {
+	var v uint64
+	for _, x := range b {
+		v = v<<8 | uint64(x)
+	}
+	return v
+}
+
+var seqIDName = regexp.MustCompile(`_SeqId_([0-9]+)_`)
+
+// bulkLoadSeqID returns the sequence id in a bulk-loaded file's name.
+func bulkLoadSeqID(name string) (int64, bool) {
+	m := seqIDName.FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	return n, err == nil
+}
+
+// fileRank orders files from older to newer as HBase's
+// StoreFileComparators.SEQ_ID does: sequence id ascending, then size
+// descending, then bulk load time ascending, then path name.
+type fileRank struct {
+	seqID    int64
+	size     int64
+	bulkTime int64
+	name     string
+}
+
+// compareAge orders a before b when a is older.
+func compareAge(a, b fileRank) int {
+	if c := cmp.Compare(a.seqID, b.seqID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.size, a.size); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.bulkTime, b.bulkTime); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.name, b.name)
+}
+
+func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var ops []*opened
+	defer func() {
+		cancel()
+		for _, op := range ops {
+			op.close()
+		}
+	}()
+	for _, in := range inputs {
+		op, err := fr.open(ctx, in)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, op)
+	}
+	facts := make([]fileFacts, len(ops))
+	for i, op := range ops {
+		facts[i] = op.facts
+	}
+	var fast, slow []*opened
+	for i, op := range ops {
+		rule := FastPathDisabled
+		if !fr.o.NoFastPath {
+			rule = fastPathDecision(facts, i, fr.t.Task.Rows, fr.resume, fr.t.Time, fr.t.Regions)
+		}
+		fr.o.Logger.Debug("input", "family", fr.family, "file", op.in.Path, "path", rule.String())
+		if rule == FastPathOK {
+			fast = append(fast, op)
+		} else if op.facts.FirstRow != nil {
+			slow = append(slow, op)
+		}
+	}
+	slices.SortFunc(fast, func(a, b *opened) int { return bytes.Compare(a.facts.FirstRow, b.facts.FirstRow) })
+	// Newest first: rank 0 wins identical keys.
+	slices.SortFunc(slow, func(a, b *opened) int { return compareAge(b.rank, a.rank) })
+
+	dir := path.Join(fr.t.OutputDir, fr.family)
+	if err := fr.o.Target.MkdirAll(ctx, dir); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+
+	start := fr.resume
+	if bytes.Compare(start, fr.t.Task.Rows.Start) < 0 {
+		start = fr.t.Task.Rows.Start
+	}
+	opts := hfile.ScanOptions{StartRow: start, StopRow: fr.t.Task.Rows.End}
+	srcs := make([]*source, len(slow))
+	var wg sync.WaitGroup
+	errs := make([]error, len(slow))
+	includeTags := false
+	for i, op := range slow {
+		includeTags = includeTags || op.r.Info().IncludesTags
+		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, 3)}
+		for range 3 {
+			s.free <- &batch{buf: make([]byte, 0, batchBytes)}
+		}
+		srcs[i] = s
+		var sc cellScanner
+		if op.half != nil {
+			sc = op.half.Scanner(opts)
+		} else {
+			sc = op.r.Scanner(opts)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runInput(ctx, sc, fr.t.Time, s, fr.o.Counters); err != nil {
+				errs[i] = err
+				cancel()
+			}
+		}()
+	}
+	out := &outputs{ctx: ctx, fr: fr, dir: dir, fast: fast, wopts: fr.settings.writerOptions(includeTags, fr.t.Task.ID)}
+	defer out.abort(ctx)
+	err = mergeCells(ctx, srcs, out.add)
+	if err == nil {
+		err = out.finish(ctx)
+	}
+	cancel()
+	wg.Wait()
+	// An input's own error explains a cancelled merge better.
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
+	}
+	return err
+}
+
+// outputs writes the merged cells of a family into rolled output files and
+// places the fast-path copies among them.
+type outputs struct {
+	ctx   context.Context
+	fr    *familyRun
+	dir   string
+	fast  []*opened
+	wopts hfile.WriterOptions
+
+	cur *outFile
+}
+
+// outFile is an output file being written.
+type outFile struct {
+	final, tmp string
+	w          io.WriteCloser
+	aw         *asyncWriter
+	hw         *hfile.Writer
+	region     int
+	first      []byte
+	last       []byte
+	cells      int64
+}
+
+// add writes one cell, rolling the output before it as needed.
+func (o *outputs) add(c *hfile.Cell) error {
+	ctx := o.ctx
+	var fastFirst []byte
+	if len(o.fast) > 0 {
+		fastFirst = o.fast[0].facts.FirstRow
+	}
+	if o.cur != nil {
+		end := o.fr.t.Regions[o.cur.region].Rows.End
+		if rollBefore(c.Row, o.cur.last, end, o.cur.aw.n, o.fr.o.MaxFileBytes, fastFirst) != rollNone {
+			if err := o.close(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	for len(o.fast) > 0 && bytes.Compare(c.Row, o.fast[0].facts.FirstRow) >= 0 {
+		if o.cur != nil {
+			if err := o.close(ctx); err != nil {
+				return err
+			}
+		}
+		if err := o.copyFast(ctx); err != nil {
+			return err
+		}
+	}
+	if o.cur == nil {
+		if err := o.open(ctx, c.Row); err != nil {
+			return err
+		}
+	}
+	if err := o.cur.hw.Append(c); err != nil {
+		return fmt.Errorf("write %s: cell %s: %w", o.cur.tmp, c, err)
+	}
+	if !bytes.Equal(c.Row, o.cur.last) {
+		o.cur.last = append(o.cur.last[:0], c.Row...)
+	}
+	o.cur.cells++
+	if o.cur.cells&1023 == 0 {
+		o.fr.o.Counters.CellsWritten.Add(1024)
+	}
+	return nil
+}
+
+func (o *outputs) open(ctx context.Context, row []byte) error {
+	r := regionFor(o.fr.t.Regions, row)
+	if r < 0 {
+		return fmt.Errorf("row %s lies in no target region", job.FormatKey(row))
+	}
+	name, err := newFileName()
+	if err != nil {
+		return err
+	}
+	f := &outFile{final: path.Join(o.dir, name), region: r, first: slices.Clone(row)}
+	f.tmp = tempName(f.final)
+	if f.w, err = o.fr.o.Target.Create(ctx, f.tmp); err != nil {
+		return fmt.Errorf("create %s: %w", f.tmp, err)
+	}
+	f.aw = newAsyncWriter(f.w)
+	f.hw = hfile.NewWriter(f.aw, o.wopts)
+	o.cur = f
+	return nil
+}
+
+// close finishes the open output file and emits it.
+func (o *outputs) close(ctx context.Context) error {
+	f := o.cur
+	o.cur = nil
+	err := f.hw.Close()
+	if e := f.aw.Close(); err == nil && e != nil {
+		err = fmt.Errorf("write %s: %w", f.tmp, e)
+	}
+	if e := f.w.Close(); err == nil && e != nil {
+		err = fmt.Errorf("close %s: %w", f.tmp, e)
+	}
+	if err == nil {
+		if err = o.fr.o.Target.Rename(ctx, f.tmp, f.final); err != nil {
+			err = fmt.Errorf("rename %s to %s: %w", f.tmp, f.final, err)
+		}
+	}
+	if err != nil {
+		_ = o.fr.o.Target.Remove(ctx, f.tmp)
+		return err
+	}
+	o.fr.o.Counters.CellsWritten.Add(f.cells & 1023)
+	return o.emitFile(ctx, OutputFile{
+		Family: o.fr.family, Path: f.final, FirstRow: f.first, LastRow: slices.Clone(f.last),
+		TargetRegion: o.fr.t.Regions[f.region].EncodedName, Cells: f.cells, Bytes: f.aw.n,
+		NextRow: rowAfter(f.last),
+	})
+}
+
+func (o *outputs) emitFile(ctx context.Context, f OutputFile) error {
+	if err := o.fr.emit(ctx, f); err != nil {
+		return fmt.Errorf("emit %s: %w", f.Path, err)
+	}
+	o.fr.o.Counters.FilesWritten.Add(1)
+	o.fr.o.Counters.BytesWritten.Add(f.Bytes)
+	if f.FastPath {
+		o.fr.o.Counters.FastFiles.Add(1)
+	}
+	o.fr.o.Logger.Info("output file", "family", f.Family, "path", f.Path, "first", job.FormatKey(f.FirstRow),
+		"last", job.FormatKey(f.LastRow), "region", f.TargetRegion, "cells", f.Cells, "bytes", f.Bytes, "fast", f.FastPath)
+	return nil
+}
+
+// copyFast copies the next fast-path file and emits it.
+func (o *outputs) copyFast(ctx context.Context) error {
+	op := o.fast[0]
+	o.fast = o.fast[1:]
+	name, err := newFileName()
+	if err != nil {
+		return err
+	}
+	final := path.Join(o.dir, name)
+	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Target, final, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
+		return err
+	}
+	r := regionFor(o.fr.t.Regions, op.facts.FirstRow)
+	return o.emitFile(ctx, OutputFile{
+		Family: o.fr.family, Path: final, FirstRow: op.facts.FirstRow, LastRow: op.facts.LastRow,
+		TargetRegion: o.fr.t.Regions[r].EncodedName, Cells: int64(op.r.EntryCount()), Bytes: op.r.Size(),
+		NextRow: rowAfter(op.facts.LastRow), FastPath: true,
+	})
+}
+
+// finish closes the last file, copies the remaining fast-path files and
+// emits the end of the family.
+func (o *outputs) finish(ctx context.Context) error {
+	if o.cur != nil {
+		if err := o.close(ctx); err != nil {
+			return err
+		}
+	}
+	for len(o.fast) > 0 {
+		if err := o.copyFast(ctx); err != nil {
+			return err
+		}
+	}
+	return o.fr.emit(ctx, OutputFile{Family: o.fr.family, Last: true})
+}
+
+// abort removes a file left open by an error.
+func (o *outputs) abort(ctx context.Context) {
+	if f := o.cur; f != nil {
+		o.cur = nil
+		f.aw.Close()
+		f.w.Close()
+		_ = o.fr.o.Target.Remove(context.WithoutCancel(ctx), f.tmp)
+	}
+}
