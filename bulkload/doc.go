@@ -1,0 +1,18 @@
+// Package bulkload stages finished output HFiles in the target cluster's HDFS
+// and bulk loads them, region by region, into the target table.
+//
+// A WorkDir is the job's folder on the target HDFS (default
+// /user/<user>/.rangecopy/<job-id>), with one folder per task and family. Its
+// folders are world-writable so that the region server can move a file out of
+// it: a bulk load is a rename, not a copy.
+//
+// A Loader loads one file at a time into the region that owns its rows. It
+// checks the file before asking the region server (which hides most failures
+// behind loaded=false), follows regions that moved, re-splits a file whose
+// region split or merged since it was written, and gives up at once on an
+// unknown table or family. Loading the same file twice only adds identical
+// cells, so a load repeated after a crash is harmless.
+//
+// EnsureTable checks (or creates) the target table before a copy touches it,
+// and SplitKeys computes where a created table is pre-split.
+package bulkload

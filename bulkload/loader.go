@@ -1,0 +1,623 @@
+package bulkload
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"path"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2"
+
+	"rangecopy/hbase"
+	"rangecopy/hfile"
+)
+
+// File is one finished HFile in the target HDFS, ready to be loaded into one
+// family of the target table.
+type File struct {
+	Family string
+	// Path is the file's absolute path in the target HDFS.
+	Path string
+	// FirstRow and LastRow are the rows of the file's first and last cells.
+	// When nil, the Loader reads them from the file; when set, they must
+	// match the file.
+	FirstRow, LastRow []byte
+}
+
+// errBadFile marks errors about the file itself: loading it again will not
+// help.
+var errBadFile = errors.New("bad HFile")
+
+// LoadError reports a file that could not be loaded: which file, which
+// region (when one was involved), and why.
+type LoadError struct {
+	File   File
+	Region string // region name, or "" when no region was involved
+	Reason string
+	Err    error
+}
+
+func (e *LoadError) Error() string {
+	s := fmt.Sprintf("bulk load %s (family %s", e.File.Path, e.File.Family)
+	if e.File.FirstRow != nil {
+		s += fmt.Sprintf(", rows %q..%q", e.File.FirstRow, e.File.LastRow)
+	}
+	s += ")"
+	if e.Region != "" {
+		s += " into region " + e.Region
+	}
+	s += ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Counters count a Loader's work, for progress reports. They are safe for
+// concurrent use.
+type Counters struct {
+	Files    atomic.Int64 // files loaded (re-split parts count one each)
+	Bytes    atomic.Int64 // bytes of the files loaded
+	Retries  atomic.Int64 // attempts repeated after a failure
+	Resplits atomic.Int64 // files re-split at new region boundaries
+}
+
+// CounterValues is a snapshot of Counters.
+type CounterValues struct {
+	Files, Bytes, Retries, Resplits int64
+}
+
+// Values returns the current counts.
+func (c *Counters) Values() CounterValues {
+	return CounterValues{Files: c.Files.Load(), Bytes: c.Bytes.Load(), Retries: c.Retries.Load(), Resplits: c.Resplits.Load()}
+}
+
+// LoaderConfig configures a Loader.
+type LoaderConfig struct {
+	// Client talks to the target cluster.
+	Client *hbase.Client
+	// FS is the target cluster's HDFS, to read files that must be re-split
+	// and to write their parts (next to the file).
+	FS *hdfs.Client
+	// Table is the target table.
+	Table string
+	// Logger receives progress and warnings; default discards.
+	Logger *slog.Logger
+	// MaxAttempts bounds the failed attempts to load one file (re-splits
+	// included); default 30. The context's deadline bounds it too.
+	MaxAttempts int
+	// Backoff is the wait between attempts; default 200ms doubling to 5s.
+	Backoff hbase.Backoff
+	// WriterOptions returns the writer settings for re-split parts of a
+	// family. When nil or it returns false, the settings are read from the
+	// file being split (compression, encoding, tags, MVCC, bloom; default
+	// block size and ZSTD framing).
+	WriterOptions func(family string) (hfile.WriterOptions, bool)
+	// VerifyCells reads every cell of a file before loading it and checks
+	// that the cells are in order and all of the file's family. The region
+	// server checks neither.
+	VerifyCells bool
+	// Counters receives the counts; default a new set (see Loader.Counters).
+	Counters *Counters
+}
+
+// Loader bulk loads files into one target table. It is safe for concurrent
+// use. Close it to release its bulk load token.
+type Loader struct {
+	cfg      LoaderConfig
+	log      *slog.Logger
+	counters *Counters
+
+	mu       sync.Mutex
+	regions  []*hbase.Region
+	families map[string]bool
+	token    string
+}
+
+// NewLoader checks that the table exists and reads its families and regions.
+func NewLoader(ctx context.Context, cfg LoaderConfig) (*Loader, error) {
+	if cfg.Client == nil || cfg.FS == nil || cfg.Table == "" {
+		return nil, errors.New("bulkload: loader needs a client, a file system and a table")
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 30
+	}
+	if cfg.Backoff.Base <= 0 {
+		cfg.Backoff = hbase.Backoff{Base: 200 * time.Millisecond, Max: 5 * time.Second}
+	}
+	l := &Loader{cfg: cfg, log: cfg.Logger, counters: cfg.Counters}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+	if l.counters == nil {
+		l.counters = &Counters{}
+	}
+	d, err := cfg.Client.TableDescriptor(ctx, cfg.Table)
+	if err != nil {
+		return nil, fmt.Errorf("bulk load into %s: %w", cfg.Table, err)
+	}
+	l.families = map[string]bool{}
+	for _, f := range d.Families {
+		l.families[f.Name] = true
+	}
+	if err := l.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Counters returns the Loader's counters.
+func (l *Loader) Counters() *Counters { return l.counters }
+
+// refresh re-reads the table's regions from hbase:meta.
+func (l *Loader) refresh(ctx context.Context) error {
+	regions, err := l.cfg.Client.Regions(ctx, l.cfg.Table)
+	if err != nil {
+		return fmt.Errorf("bulk load into %s: list regions: %w", l.cfg.Table, err)
+	}
+	l.mu.Lock()
+	l.regions = regions
+	l.mu.Unlock()
+	return nil
+}
+
+// locate returns the regions that hold rows [first, last] in the current
+// view.
+func (l *Loader) locate(first, last []byte) ([]*hbase.Region, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return regionsFor(l.regions, first, last)
+}
+
+// Load loads one file into the table: into the region that holds its rows,
+// or, when the file spans several regions (the region split or merged since
+// the file was written), as one new file per region, written next to it.
+// The file (and every part) is moved into the table by the region server;
+// a re-split file is removed once all its parts are loaded.
+func (l *Loader) Load(ctx context.Context, f File) error {
+	if !l.families[f.Family] {
+		return &LoadError{File: f, Reason: "unknown column family of table " + l.cfg.Table,
+			Err: &hbase.NotFoundError{Kind: hbase.KindNoSuchColumnFamily, What: "column family", Name: l.cfg.Table + ":" + f.Family}}
+	}
+	size, err := l.inspect(ctx, &f)
+	if err != nil {
+		return err
+	}
+	type item struct {
+		file File
+		size int64
+	}
+	queue := []item{{f, size}}
+	var parents []string // re-split files, removed when all their parts are loaded
+	failures, notLoaded := 0, 0
+	for len(queue) > 0 {
+		cur := queue[0]
+		regions, err := l.locate(cur.file.FirstRow, cur.file.LastRow)
+		var region *hbase.Region
+		if err == nil && len(regions) > 1 {
+			parts, err := l.resplit(ctx, cur.file, regions)
+			if err != nil {
+				return &LoadError{File: cur.file, Reason: fmt.Sprintf("re-split at the boundaries of %d regions", len(regions)), Err: err}
+			}
+			l.counters.Resplits.Add(1)
+			l.log.Info("bulkload: re-split file at new region boundaries", "file", cur.file.Path, "regions", len(regions), "parts", len(parts))
+			next := make([]item, 0, len(parts)+len(queue)-1)
+			for _, p := range parts {
+				next = append(next, item{p.file, p.size})
+			}
+			queue = append(next, queue[1:]...)
+			parents = append(parents, cur.file.Path)
+			continue
+		}
+		if err == nil {
+			region = regions[0]
+			err = l.loadInto(ctx, region, cur.file)
+			if err == nil {
+				l.counters.Files.Add(1)
+				l.counters.Bytes.Add(cur.size)
+				queue = queue[1:]
+				failures, notLoaded = 0, 0
+				continue
+			}
+		}
+		regionName := ""
+		if region != nil {
+			regionName = string(region.Name)
+		}
+		act := Decide(err)
+		failures++
+		if act == Diagnose {
+			notLoaded++
+			if reason, cause := l.diagnose(ctx, cur.file); reason != "" {
+				return &LoadError{File: cur.file, Region: regionName, Reason: reason, Err: cause}
+			}
+			if notLoaded >= maxNotLoaded {
+				return &LoadError{File: cur.file, Region: regionName, Reason: l.refusedReason(cur.file, notLoaded), Err: err}
+			}
+			l.dropToken(ctx) // a staging folder that vanished would refuse every load
+		}
+		if act == GiveUp {
+			return &LoadError{File: cur.file, Region: regionName, Reason: "cannot load", Err: err}
+		}
+		if failures >= l.cfg.MaxAttempts {
+			return &LoadError{File: cur.file, Region: regionName, Reason: fmt.Sprintf("giving up after %d attempts", failures), Err: err}
+		}
+		l.counters.Retries.Add(1)
+		l.log.Warn("bulkload: load failed, trying again", "file", cur.file.Path, "region", regionName, "action", act.String(), "attempt", failures, "err", err)
+		if err := sleep(ctx, l.cfg.Backoff.Delay(failures-1, rand.Float64())); err != nil {
+			return &LoadError{File: cur.file, Region: regionName, Reason: "cancelled while waiting to retry", Err: err}
+		}
+		if act != Retry {
+			if err := l.refresh(ctx); err != nil && Decide(err) == GiveUp {
+				return &LoadError{File: cur.file, Region: regionName, Reason: "cannot look up regions", Err: err}
+			}
+		}
+	}
+	for _, p := range parents {
+		if err := l.cfg.FS.Remove(p); err != nil {
+			l.log.Warn("bulkload: cannot remove a re-split file after loading its parts", "file", p, "err", err)
+		}
+	}
+	return nil
+}
+
+// maxNotLoaded is how many times in a row a region server may answer
+// loaded=false for a file, without a cause the Loader can find, before the
+// Loader gives up on it.
+const maxNotLoaded = 3
+
+// refusedReason describes a file the region server keeps refusing, with the
+// facts that most often explain it.
+func (l *Loader) refusedReason(f File, times int) string {
+	reason := fmt.Sprintf("region server refused the file %d times (loaded=false), with the table, family, file and region all fine as far as the client can tell", times)
+	if fi, err := l.cfg.FS.Stat(f.Path); err == nil {
+		if hf, ok := fi.(*hdfs.FileInfo); ok {
+			reason += fmt.Sprintf("; the file is owned by %s:%s with mode %v and the bulk load's user must be able to read and write it", hf.Owner(), hf.OwnerGroup(), fi.Mode().Perm())
+		}
+	}
+	return reason + "; the region server's log has the cause"
+}
+
+// loadInto loads f into region r with the Loader's bulk load token.
+func (l *Loader) loadInto(ctx context.Context, r *hbase.Region, f File) error {
+	bf := []hbase.BulkLoadFile{{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow}}
+	if err := hbase.CheckBulkLoadFiles(r, bf); err != nil {
+		return &errStaleRegion{msg: err.Error()}
+	}
+	token, err := l.tokenFor(ctx, r)
+	if err != nil {
+		return err
+	}
+	return l.cfg.Client.BulkLoadHFiles(ctx, r, token, bf, hbase.BulkLoadOptions{})
+}
+
+// tokenFor returns the Loader's bulk load token, asking region r's server
+// for one the first time. HBase's token is a staging folder for the table in
+// the cluster's HDFS, usable through any region server, as
+// BulkLoadHFilesTool uses it.
+func (l *Loader) tokenFor(ctx context.Context, r *hbase.Region) (string, error) {
+	l.mu.Lock()
+	token := l.token
+	l.mu.Unlock()
+	if token != "" {
+		return token, nil
+	}
+	token, err := l.cfg.Client.PrepareBulkLoad(ctx, r)
+	if err != nil {
+		return "", fmt.Errorf("prepare bulk load into %s: %w", l.cfg.Table, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.token != "" { // another goroutine was faster
+		go l.cleanup(context.WithoutCancel(ctx), r, token)
+		return l.token, nil
+	}
+	l.token = token
+	return token, nil
+}
+
+// dropToken releases the current token so the next load prepares a new one.
+func (l *Loader) dropToken(ctx context.Context) {
+	l.mu.Lock()
+	token := l.token
+	l.token = ""
+	var r *hbase.Region
+	if len(l.regions) > 0 {
+		r = l.regions[0]
+	}
+	l.mu.Unlock()
+	if token != "" && r != nil {
+		l.cleanup(ctx, r, token)
+	}
+}
+
+func (l *Loader) cleanup(ctx context.Context, r *hbase.Region, token string) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := l.cfg.Client.CleanupBulkLoad(ctx, r, token); err != nil {
+		l.log.Warn("bulkload: cannot release bulk load token", "table", l.cfg.Table, "token", token, "err", err)
+	}
+}
+
+// Close releases the bulk load token (HBase deletes its staging folder).
+func (l *Loader) Close(ctx context.Context) error {
+	l.mu.Lock()
+	token := l.token
+	l.token = ""
+	regions := l.regions
+	l.mu.Unlock()
+	if token == "" {
+		return nil
+	}
+	var err error
+	for _, r := range regions {
+		if r.Server.IsZero() {
+			continue
+		}
+		if err = l.cfg.Client.CleanupBulkLoad(ctx, r, token); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("release bulk load token %s of %s: %w", token, l.cfg.Table, err)
+}
+
+// diagnose looks for the cause of loaded=false that makes trying again
+// useless: a family that no longer exists, a file that is gone or no longer
+// readable. It returns "" when it finds none (the region may have split).
+func (l *Loader) diagnose(ctx context.Context, f File) (string, error) {
+	d, err := l.cfg.Client.TableDescriptor(ctx, l.cfg.Table)
+	if err != nil {
+		if Decide(err) == GiveUp {
+			return "table gone", err
+		}
+		return "", nil
+	}
+	if d.Family(f.Family) == nil {
+		return "region server refused the file: family no longer in the table",
+			&hbase.NotFoundError{Kind: hbase.KindNoSuchColumnFamily, What: "column family", Name: l.cfg.Table + ":" + f.Family}
+	}
+	g := f
+	if _, err := l.inspect(ctx, &g); err != nil {
+		return "region server refused the file, and it is no longer what was written", err
+	}
+	return "", nil
+}
+
+// inspect opens f, checks that it is a readable HFile whose rows are those
+// f claims (filling them in when f has none), optionally checks every cell,
+// and returns its size.
+func (l *Loader) inspect(ctx context.Context, f *File) (int64, error) {
+	bad := func(reason string, err error) error {
+		return &LoadError{File: *f, Reason: reason, Err: fmt.Errorf("%w: %w", errBadFile, err)}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, &LoadError{File: *f, Reason: "cancelled", Err: err}
+	}
+	fr, err := l.cfg.FS.Open(f.Path)
+	if err != nil {
+		return 0, bad("cannot open", err)
+	}
+	defer fr.Close()
+	size := fr.Stat().Size()
+	r, err := hfile.Open(&lockedReaderAt{r: fr}, size, f.Path)
+	if err != nil {
+		return 0, bad("not a readable HFile", err)
+	}
+	first, last := r.FirstKey(), r.LastKey()
+	if first == nil || last == nil || r.EntryCount() == 0 {
+		return 0, bad("empty HFile", errors.New("no cells"))
+	}
+	if f.FirstRow == nil && f.LastRow == nil {
+		f.FirstRow, f.LastRow = bytes.Clone(first.Row), bytes.Clone(last.Row)
+	} else if !bytes.Equal(f.FirstRow, first.Row) || !bytes.Equal(f.LastRow, last.Row) {
+		return 0, bad("rows differ from the file's", fmt.Errorf("file holds rows %q..%q", first.Row, last.Row))
+	}
+	if !bytes.Equal(first.Family, []byte(f.Family)) {
+		return 0, bad("family differs from the file's", fmt.Errorf("file's cells are of family %q", first.Family))
+	}
+	if bytes.Compare(first.Row, last.Row) > 0 {
+		return 0, bad("rows out of order", fmt.Errorf("first row %q sorts after last row %q", first.Row, last.Row))
+	}
+	if l.cfg.VerifyCells {
+		if err := verifyCells(ctx, r, f.Family); err != nil {
+			return 0, bad("cells do not verify", err)
+		}
+	}
+	return size, nil
+}
+
+// verifyCells scans every cell of r and checks that they come in key order,
+// all of one family, and that the file's first and last keys are right.
+func verifyCells(ctx context.Context, r *hfile.Reader, family string) error {
+	sc := r.Scanner(hfile.ScanOptions{})
+	var prev *hfile.Cell
+	var n uint64
+	for sc.Next() {
+		c := sc.Cell()
+		if !bytes.Equal(c.Family, []byte(family)) {
+			return fmt.Errorf("cell %d (%s) is of family %q", n, c, c.Family)
+		}
+		if prev != nil && hfile.CompareKeys(prev, c) > 0 {
+			return fmt.Errorf("cell %d (%s) sorts before the cell ahead of it (%s)", n, c, prev)
+		}
+		prev = c.Clone()
+		n++
+		if n%65536 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if n != r.EntryCount() {
+		return fmt.Errorf("%d cells, the trailer says %d", n, r.EntryCount())
+	}
+	if prev == nil || hfile.CompareKeys(prev, r.LastKey()) != 0 {
+		return fmt.Errorf("last cell %v is not the file's last key %s", prev, r.LastKey())
+	}
+	return nil
+}
+
+type part struct {
+	file File
+	size int64
+}
+
+// resplit writes one new file per region with the cells of f inside that
+// region, next to f, with the same writer settings. Regions without cells get
+// no file.
+func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (parts []part, err error) {
+	fr, err := l.cfg.FS.Open(f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", f.Path, err)
+	}
+	defer fr.Close()
+	r, err := hfile.Open(&lockedReaderAt{r: fr}, fr.Stat().Size(), f.Path)
+	if err != nil {
+		return nil, err
+	}
+	opts, ok := hfile.WriterOptions{}, false
+	if l.cfg.WriterOptions != nil {
+		opts, ok = l.cfg.WriterOptions(f.Family)
+	}
+	if !ok {
+		opts = WriterOptionsOf(r)
+	}
+	defer func() {
+		if err != nil {
+			for _, p := range parts {
+				l.cfg.FS.Remove(p.file.Path)
+			}
+			parts = nil
+		}
+	}()
+	for _, reg := range regions {
+		p, err := l.writePart(ctx, r, f, reg, opts)
+		if err != nil {
+			return parts, fmt.Errorf("part for region %s: %w", reg, err)
+		}
+		if p != nil {
+			parts = append(parts, *p)
+		}
+	}
+	return parts, nil
+}
+
+// writePart writes the cells of r inside region reg into a new file next to
+// f; it returns nil (and leaves no file) when there are none.
+func (l *Loader) writePart(ctx context.Context, r *hfile.Reader, f File, reg *hbase.Region, opts hfile.WriterOptions) (*part, error) {
+	so := hfile.ScanOptions{}
+	if len(reg.StartKey) > 0 {
+		so.StartRow = reg.StartKey
+	}
+	if len(reg.EndKey) > 0 {
+		so.StopRow = reg.EndKey
+	}
+	name, fw, err := createFile(ctx, l.cfg.FS, path.Dir(f.Path))
+	if err != nil {
+		return nil, err
+	}
+	cw := &countingWriter{w: fw}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	w := hfile.NewWriter(bw, opts)
+	sc := r.Scanner(so)
+	var first, last []byte
+	n := 0
+	fail := func(err error) (*part, error) {
+		fw.Close()
+		l.cfg.FS.Remove(name)
+		return nil, fmt.Errorf("write %s: %w", name, err)
+	}
+	for sc.Next() {
+		c := sc.Cell()
+		if first == nil {
+			first = bytes.Clone(c.Row)
+		}
+		last = append(last[:0], c.Row...)
+		if err := w.Append(c); err != nil {
+			return fail(err)
+		}
+		n++
+		if n%65536 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fail(fmt.Errorf("read %s: %w", f.Path, err))
+	}
+	if n == 0 {
+		fw.Close()
+		if err := l.cfg.FS.Remove(name); err != nil {
+			return nil, fmt.Errorf("remove empty part %s: %w", name, err)
+		}
+		return nil, nil
+	}
+	if err := w.Close(); err != nil {
+		return fail(err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := CloseFile(ctx, fw, name); err != nil {
+		l.cfg.FS.Remove(name)
+		return nil, err
+	}
+	return &part{file: File{Family: f.Family, Path: name, FirstRow: first, LastRow: bytes.Clone(last)}, size: cw.n}, nil
+}
+
+// WriterOptionsOf returns writer settings that reproduce the file behind r:
+// its compression, data block encoding, tags, MVCC and bloom type. What a
+// file does not record (block size, checksum chunk, ZSTD framing) is left at
+// the writer's defaults.
+func WriterOptionsOf(r *hfile.Reader) hfile.WriterOptions {
+	info := r.Info()
+	o := hfile.WriterOptions{
+		Compression: r.Trailer().Compression,
+		Encoding:    info.Encoding,
+		IncludeTags: info.IncludesTags,
+		IncludeMVCC: info.IncludesMVCC,
+	}
+	if info.BloomType == hfile.BloomRow || info.BloomType == hfile.BloomRowCol {
+		o.Bloom = info.BloomType
+	}
+	return o
+}
+
+// lockedReaderAt makes an HDFS FileReader (whose ReadAt moves a shared
+// offset) safe for the concurrent reads an hfile.Reader may make.
+type lockedReaderAt struct {
+	mu sync.Mutex
+	r  *hdfs.FileReader
+}
+
+func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.ReadAt(p, off)
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,127 @@
+package bulkload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"rangecopy/hbase"
+)
+
+// MissingFamiliesError reports an existing target table that lacks families
+// the copy needs. errors.Is matches hbase.ErrNoSuchColumnFamily.
+type MissingFamiliesError struct {
+	Table    string
+	Families []string
+}
+
+func (e *MissingFamiliesError) Error() string {
+	return fmt.Sprintf("target table %s has no column famil%s %s (add %s, or copy fewer families)",
+		e.Table, plural(len(e.Families), "y", "ies"), strings.Join(e.Families, ", "), plural(len(e.Families), "it", "them"))
+}
+
+// Is matches hbase.ErrNoSuchColumnFamily.
+func (e *MissingFamiliesError) Is(target error) bool { return target == hbase.ErrNoSuchColumnFamily }
+
+// ErrNoTargetTable reports a target table that does not exist while creating
+// it was not asked for. The error returned wraps hbase.ErrTableNotFound too.
+var ErrNoTargetTable = errors.New("target table does not exist (ask to create it)")
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// MissingFamilies returns the names of the families of want that have is
+// lacks, in want's order. It is pure.
+func MissingFamilies(want, have *hbase.TableDescriptor) []string {
+	var missing []string
+	for _, f := range want.Families {
+		if have.Family(f.Name) == nil {
+			missing = append(missing, f.Name)
+		}
+	}
+	return missing
+}
+
+// TargetDescriptor returns the descriptor to create the target table from:
+// the source's families with all their attributes and configuration, and the
+// source's table attributes except coprocessors (their classes may not exist
+// on the target cluster). It is pure.
+func TargetDescriptor(source hbase.TableDescriptor, target string) hbase.TableDescriptor {
+	d := hbase.TableDescriptor{Name: target, Attributes: map[string]string{}}
+	for k, v := range source.Attributes {
+		if strings.HasPrefix(strings.ToLower(k), "coprocessor$") {
+			continue
+		}
+		d.Attributes[k] = v
+	}
+	for _, f := range source.Families {
+		f.Attributes = maps.Clone(f.Attributes)
+		f.Configuration = maps.Clone(f.Configuration)
+		d.Families = append(d.Families, f)
+	}
+	return d
+}
+
+// EnsureTable makes sure the target table can take the copy of source's
+// families before anything is written to it. An existing target must have
+// every family of source (the error names the missing ones; nothing is
+// created or changed). A missing target is an error unless create is set;
+// then it is created with source's families and attributes, pre-split at
+// splits (see SplitKeys), and EnsureTable waits until all its regions are
+// open. It reports whether it created the table.
+func EnsureTable(ctx context.Context, c *hbase.Client, source hbase.TableDescriptor, target string, splits [][]byte, create bool) (bool, error) {
+	if len(source.Families) == 0 {
+		return false, fmt.Errorf("ensure target table %s: source %s has no column families", target, source.Name)
+	}
+	have, err := c.TableDescriptor(ctx, target)
+	switch {
+	case err == nil:
+		if missing := MissingFamilies(&source, have); len(missing) > 0 {
+			return false, &MissingFamiliesError{Table: target, Families: missing}
+		}
+		return false, nil
+	case !errors.Is(err, hbase.ErrTableNotFound):
+		return false, fmt.Errorf("ensure target table %s: %w", target, err)
+	case !create:
+		return false, fmt.Errorf("%s: %w: %w", target, ErrNoTargetTable, err)
+	}
+	d := TargetDescriptor(source, target)
+	if err := c.CreateTable(ctx, d, splits); err != nil {
+		return false, fmt.Errorf("create target table %s: %w", target, err)
+	}
+	if err := waitOpen(ctx, c, target, len(splits)+1); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
+// waitOpen polls hbase:meta until the table has n regions, all open on a
+// server.
+func waitOpen(ctx context.Context, c *hbase.Client, table string, n int) error {
+	pause := 100 * time.Millisecond
+	for {
+		regions, err := c.Regions(ctx, table)
+		if err == nil && len(regions) == n {
+			open := 0
+			for _, r := range regions {
+				if !r.Server.IsZero() && !r.Offline {
+					open++
+				}
+			}
+			if open == n {
+				return nil
+			}
+		}
+		if err := sleep(ctx, pause); err != nil {
+			return fmt.Errorf("wait for the %d regions of %s to open: %w", n, table, err)
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
+}
