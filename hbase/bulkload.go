@@ -48,6 +48,7 @@ type BulkLoadError struct {
 	Err    error // the cause, if any
 }
 
+// Error names the files, the region, its server and the reason.
 func (e *BulkLoadError) Error() string {
 	var paths []string
 	for _, f := range e.Files {

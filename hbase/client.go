@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +27,8 @@ type Config struct {
 	// ZKSessionTimeout is the ZooKeeper session timeout; default 30s.
 	ZKSessionTimeout time.Duration
 	// MaxAttempts bounds the attempts of one operation (including the
-	// first); default 10. The context's deadline bounds it too.
+	// first); default 15 (about 35s of backoff). The context's deadline
+	// bounds it too.
 	MaxAttempts int
 	// Backoff is the wait between attempts; default 100ms doubling to 5s.
 	Backoff Backoff
@@ -40,11 +42,20 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// registry is where the client finds the active master, the hbase:meta
+// server and the live region servers: ZooKeeper (zkClient).
+type registry interface {
+	master(ctx context.Context) (ServerName, error)
+	metaServer(ctx context.Context) (ServerName, error)
+	children(ctx context.Context, name string) ([]string, error)
+	close()
+}
+
 // Client talks to one HBase cluster. It is safe for concurrent use.
 type Client struct {
 	cfg   Config
 	log   *slog.Logger
-	zk    *zkClient
+	zk    registry
 	cache regionCache
 
 	masterCache masterCache
@@ -75,6 +86,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.ZNodeParent == "" {
 		cfg.ZNodeParent = "/hbase"
 	}
+	if !strings.HasPrefix(cfg.ZNodeParent, "/") {
+		return nil, fmt.Errorf("hbase: Config.ZNodeParent %q is not an absolute znode path", cfg.ZNodeParent)
+	}
 	if cfg.User == "" {
 		cfg.User = osUser()
 	}
@@ -85,7 +99,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.ZKSessionTimeout = 30 * time.Second
 	}
 	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 10
+		cfg.MaxAttempts = 15
 	}
 	if cfg.Backoff.Base <= 0 {
 		cfg.Backoff = defaultBackoff
@@ -123,7 +137,9 @@ func (c *Client) Close() error {
 			e.c.close()
 		}
 	}
-	c.zk.close()
+	if c.zk != nil {
+		c.zk.close()
+	}
 	return nil
 }
 

@@ -93,3 +93,32 @@ func TestCellBlockDecodeErrors(t *testing.T) {
 		t.Errorf("huge count: err = %v, want ErrProtocol", err)
 	}
 }
+
+func TestCellCodecAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	cells := sampleCells()
+	block, _ := encodeCellBlock(cells)
+	buf := make([]byte, 0, len(block))
+	if n := testing.AllocsPerRun(100, func() {
+		b := block
+		for len(b) > 0 {
+			_, rest, err := decodeCell(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = rest
+		}
+	}); n != 0 {
+		t.Errorf("decodeCell: %v allocations per block, want 0", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		b := buf[:0]
+		for i := range cells {
+			b, _ = appendCell(b, &cells[i])
+		}
+	}); n != 0 {
+		t.Errorf("appendCell: %v allocations per block, want 0", n)
+	}
+}

@@ -241,6 +241,7 @@ type ConnError struct {
 	Err    error
 }
 
+// Error names the server and the cause.
 func (e *ConnError) Error() string {
 	return fmt.Sprintf("connection to %s: %v", e.Server.Addr(), e.Err)
 }
@@ -258,6 +259,7 @@ type NotFoundError struct {
 	Name string
 }
 
+// Error names what was not found.
 func (e *NotFoundError) Error() string { return fmt.Sprintf("hbase: %s %q not found", e.What, e.Name) }
 
 // Is matches the kind sentinel.

@@ -114,3 +114,22 @@ func FuzzParseServerName(f *testing.F) {
 		}
 	})
 }
+
+func FuzzResultFromPB(f *testing.F) {
+	cells, _ := encodeCellBlock(sampleCells())
+	r, _ := proto.Marshal(&pb.Result{AssociatedCellCount: proto.Int32(2)})
+	f.Add(r, cells)
+	r, _ = proto.Marshal(&pb.Result{Cell: []*pb.Cell{{Row: []byte("r"), Family: []byte("f")}}, AssociatedCellCount: proto.Int32(-1)})
+	f.Add(r, []byte{})
+	f.Fuzz(func(t *testing.T, resultBytes, cellBlock []byte) {
+		var r pb.Result
+		if proto.Unmarshal(resultBytes, &r) != nil {
+			return
+		}
+		res, rest, err := resultFromPB(&r, cellBlock)
+		if err == nil && len(rest) > len(cellBlock) {
+			t.Fatalf("rest grew")
+		}
+		_ = res
+	})
+}

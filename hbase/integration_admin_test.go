@@ -198,3 +198,40 @@ func TestIntegrationRegionServers(t *testing.T) {
 		}
 	})
 }
+
+// TestIntegrationManyRegions creates a table with 150 regions with our
+// client; listing them pages through hbase:meta.
+func TestIntegrationManyRegions(t *testing.T) {
+	env := testenv.Get(t)
+	cl := env.Source
+	c := dialCluster(t, cl)
+	ctx := testCtx(t)
+	table := testenv.UniqueName(t, "many")
+	var splits [][]byte
+	for i := 1; i < 150; i++ {
+		splits = append(splits, []byte{byte(i)})
+	}
+	if err := c.CreateTable(ctx, hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f"}}}, splits); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	t.Cleanup(func() { cl.DeleteTable(testCtx(t), table) })
+	regions, err := c.Regions(ctx, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(regions) != 150 {
+		t.Fatalf("%d regions, want 150", len(regions))
+	}
+	for i, r := range regions {
+		if i > 0 && string(r.StartKey) != string(regions[i-1].EndKey) {
+			t.Fatalf("region %d starts at %q, previous ends at %q", i, r.StartKey, regions[i-1].EndKey)
+		}
+	}
+	if len(regions[0].StartKey) != 0 || len(regions[149].EndKey) != 0 {
+		t.Fatal("first or last region is not open-ended")
+	}
+	java, err := cl.Regions(ctx, table)
+	if err != nil || len(java) != 150 {
+		t.Fatalf("harness sees %d regions, %v", len(java), err)
+	}
+}

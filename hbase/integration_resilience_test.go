@@ -244,3 +244,61 @@ func TestIntegrationScannerSurvivesMove(t *testing.T) {
 		}
 	})
 }
+
+// TestIntegrationBatchScannerSurvivesMove moves the region while a scan with
+// a batch limit is in the middle of a wide row; no cell is lost or repeated.
+func TestIntegrationBatchScannerSurvivesMove(t *testing.T) {
+	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
+		ctx := testCtx(t)
+		table := newTable(t, cl, "batchmove", []testenv.Family{{Name: "f"}}, nil)
+		var muts []*hbase.Mutation
+		var want []string
+		for _, row := range []string{"a", "b", "c"} {
+			m := hbase.NewPut([]byte(row))
+			for q := 0; q < 10; q++ {
+				m.Add([]byte("f"), []byte{byte('0' + q)}, 1, []byte(row))
+				want = append(want, cellKey([]byte(row), []byte("f"), []byte{byte('0' + q)}, 1, "Put", []byte(row)))
+			}
+			muts = append(muts, m)
+		}
+		if err := c.Apply(ctx, table, muts); err != nil {
+			t.Fatal(err)
+		}
+		sc := c.Scan(table, hbase.Scan{BatchSize: 3, Caching: 1})
+		defer sc.Close(ctx)
+		var got []hbase.Result
+		for len(got) < 2 && sc.Next(ctx) {
+			got = append(got, sc.Result())
+		}
+		regions, err := cl.Regions(ctx, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Move(ctx, regions[0].EncodedName, ""); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Next(ctx) {
+			got = append(got, sc.Result())
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatalf("scan across a move: %v", err)
+		}
+		equalKeys(t, "batched scan across a move", ourKeys(got), want)
+	})
+}
+
+func TestIntegrationLocate(t *testing.T) {
+	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
+		ctx := testCtx(t)
+		table := newTable(t, cl, "locate", []testenv.Family{{Name: "f"}}, [][]byte{[]byte("k")})
+		for row, start := range map[string]string{"": "", "a": "", "k": "k", "zz": "k"} {
+			r, err := c.Locate(ctx, table, []byte(row))
+			if err != nil {
+				t.Fatalf("Locate %q: %v", row, err)
+			}
+			if string(r.StartKey) != start || r.Server.IsZero() {
+				t.Errorf("Locate %q = %s on %v", row, r, r.Server)
+			}
+		}
+	})
+}

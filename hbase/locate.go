@@ -3,6 +3,7 @@ package hbase
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -264,6 +265,18 @@ func (c *Client) Regions(ctx context.Context, table string) ([]*Region, error) {
 	return regions, nil
 }
 
+// Locate returns the region of table that holds row (from the cache, or
+// hbase:meta), retrying while the region is in transition.
+func (c *Client) Locate(ctx context.Context, table string, row []byte) (*Region, error) {
+	var r *Region
+	err := c.retryLoop(ctx, fmt.Sprintf("locate row %q of %s", row, table), func(int) error {
+		var err error
+		r, err = c.locate(ctx, table, row)
+		return err
+	}, nil)
+	return r, err
+}
+
 // regionCall runs one call against the region of table holding row, with
 // retries: it locates the region, calls fn, and on a Relocate error forgets
 // the location and tries again.
@@ -277,6 +290,10 @@ func (c *Client) regionCall(ctx context.Context, what, table string, row []byte,
 		}
 		cur = r
 		if err := fn(r); err != nil {
+			var re *RemoteError
+			if errors.As(err, &re) && re.Region == "" {
+				re.Region = r.String()
+			}
 			return err
 		}
 		return nil

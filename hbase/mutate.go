@@ -166,6 +166,7 @@ type BatchError struct {
 	Errors map[int]error
 }
 
+// Error counts the failed mutations and shows the first few.
 func (e *BatchError) Error() string {
 	idx := make([]int, 0, len(e.Errors))
 	for i := range e.Errors {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -273,6 +274,8 @@ type Scanner struct {
 	nextStart []byte // where to open the next region scanner
 	inclStart bool
 	lastRow   []byte
+	lastCells int // cells of lastRow returned so far (several Results with BatchSize)
+	skip      int // cells of lastRow to drop after a restart inside it
 	buf       []Result
 	cur       Result
 	done      bool
@@ -287,13 +290,19 @@ func (c *Client) Scan(table string, s Scan) *Scanner {
 // Next advances to the next Result, fetching a batch from the server when
 // the buffered ones are used up. It returns false at the end or on error.
 func (sc *Scanner) Next(ctx context.Context) bool {
+	if sc.err == nil && !sc.done && sc.scan.StopRow != nil && bytes.Compare(sc.scan.StartRow, sc.scan.StopRow) > 0 {
+		sc.err = fmt.Errorf("scan %s: start row %q sorts after stop row %q", sc.table, sc.scan.StartRow, sc.scan.StopRow)
+		return false
+	}
 	for len(sc.buf) == 0 {
 		if sc.done || sc.err != nil {
 			return false
 		}
 		if err := sc.fetch(ctx); err != nil {
 			sc.err = fmt.Errorf("scan %s from %q: %w", sc.table, sc.nextStart, err)
-			sc.Close(context.WithoutCancel(ctx))
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			sc.Close(cctx)
+			cancel()
 			return false
 		}
 	}
@@ -348,7 +357,13 @@ func (sc *Scanner) fetch(ctx context.Context) error {
 				rs.close(ctx)
 			}
 			if sc.lastRow != nil {
-				sc.nextStart, sc.inclStart = sc.lastRow, false
+				if sc.scan.BatchSize > 0 {
+					// The row may have been cut into batches: read it again
+					// and drop the cells already returned.
+					sc.nextStart, sc.inclStart, sc.skip = sc.lastRow, true, sc.lastCells
+				} else {
+					sc.nextStart, sc.inclStart = sc.lastRow, false
+				}
 			}
 			var re *RemoteError
 			if errors.As(err, &re) && (re.Kind == KindUnknownScanner || re.Kind == KindOutOfOrderScannerNext ||
@@ -362,8 +377,19 @@ func (sc *Scanner) fetch(ctx context.Context) error {
 				sc.done = true
 				break
 			}
+			if bytes.Equal(res.Row, sc.lastRow) {
+				if sc.skip > 0 {
+					n := min(sc.skip, len(res.Cells))
+					res.Cells, sc.skip = res.Cells[n:], sc.skip-n
+					if len(res.Cells) == 0 {
+						continue
+					}
+				}
+				sc.lastCells += len(res.Cells)
+			} else {
+				sc.lastRow, sc.lastCells, sc.skip = res.Row, len(res.Cells), 0
+			}
 			sc.buf = append(sc.buf, res)
-			sc.lastRow = res.Row
 		}
 		if sc.done && !done {
 			rs.close(ctx)

@@ -105,6 +105,7 @@ type zkClient struct {
 
 type zkLogger struct{ log *slog.Logger }
 
+// Printf logs a go-zookeeper message at debug level.
 func (l zkLogger) Printf(format string, args ...any) {
 	l.log.Debug("zookeeper: " + fmt.Sprintf(format, args...))
 }

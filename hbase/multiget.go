@@ -1,0 +1,181 @@
+package hbase
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"rangecopy/hbase/pb"
+)
+
+// GetMany reads many rows of table with one Multi call per region server,
+// run concurrently. results[i] answers gets[i]; a row that does not exist
+// gives a Result without cells. Gets that fail with a retriable error are
+// retried; the ones that still fail are reported in a *BatchError (and their
+// results are empty).
+func (c *Client) GetMany(ctx context.Context, table string, gets []Get) ([]Result, error) {
+	results := make([]Result, len(gets))
+	todo := make([]int, len(gets))
+	for i := range todo {
+		todo[i] = i
+	}
+	failed := map[int]error{}
+	for attempt := 0; len(todo) > 0; attempt++ {
+		if attempt > 0 {
+			if err := sleep(ctx, c.cfg.Backoff.Delay(attempt-1, 0.5)); err != nil {
+				for _, i := range todo {
+					failed[i] = err
+				}
+				break
+			}
+		}
+		errs := c.getManyOnce(ctx, table, gets, todo, results)
+		var retry []int
+		for _, i := range todo {
+			err, ok := errs[i]
+			if !ok {
+				delete(failed, i)
+				continue
+			}
+			failed[i] = err
+			if Classify(err) != GiveUp && attempt+1 < c.cfg.MaxAttempts {
+				retry = append(retry, i)
+			}
+		}
+		todo = retry
+	}
+	if len(failed) > 0 {
+		return results, &BatchError{Table: table, Errors: failed}
+	}
+	return results, nil
+}
+
+// getManyOnce sends the gets todo once, fills results and returns the errors
+// by index.
+func (c *Client) getManyOnce(ctx context.Context, table string, gets []Get, todo []int, results []Result) map[int]error {
+	errs := map[int]error{}
+	type group struct {
+		region *Region
+		idx    []int
+	}
+	byServer := map[string][]*group{}
+	servers := map[string]ServerName{}
+	groups := map[string]*group{}
+	for _, i := range todo {
+		r, err := c.locate(ctx, table, gets[i].Row)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		g := groups[string(r.Name)]
+		if g == nil {
+			g = &group{region: r}
+			groups[string(r.Name)] = g
+			byServer[r.Server.Addr()] = append(byServer[r.Server.Addr()], g)
+			servers[r.Server.Addr()] = r.Server
+		}
+		g.idx = append(g.idx, i)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for addr, gs := range byServer {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			server := servers[addr]
+			req := &pb.MultiRequest{}
+			for _, g := range gs {
+				ra := &pb.RegionAction{Region: g.region.specifier()}
+				for _, i := range g.idx {
+					ra.Action = append(ra.Action, &pb.Action{Index: proto.Uint32(uint32(i)), Get: gets[i].pb()})
+				}
+				req.RegionAction = append(req.RegionAction, ra)
+			}
+			var resp pb.MultiResponse
+			cb, err := c.rpc(ctx, server, ClientService, "Multi", req, nil, &resp)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				for _, g := range gs {
+					c.invalidate(g.region, err)
+					for _, i := range g.idx {
+						errs[i] = fmt.Errorf("multi get on %s: %w", server.Addr(), err)
+					}
+				}
+				return
+			}
+			failAll := func(err error) {
+				for _, g := range gs {
+					for _, i := range g.idx {
+						errs[i] = err
+					}
+				}
+			}
+			want := map[int]bool{}
+			for _, g := range gs {
+				for _, i := range g.idx {
+					want[i] = true
+				}
+			}
+			rars := resp.GetRegionActionResult()
+			for n, g := range gs {
+				if n >= len(rars) {
+					for _, i := range g.idx {
+						errs[i] = fmt.Errorf("multi get on %s: %w: no result for region %s", server.Addr(), ErrProtocol, g.region)
+					}
+					continue
+				}
+				if ex := rars[n].GetException(); ex != nil {
+					re := newRemoteErrorFromPair(ex)
+					re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
+					if Classify(re) == Relocate {
+						c.invalidate(g.region, re)
+					}
+					for _, i := range g.idx {
+						errs[i] = re
+					}
+					continue
+				}
+				answered := map[int]bool{}
+				for _, roe := range rars[n].GetResultOrException() {
+					i := int(roe.GetIndex())
+					if !want[i] {
+						failAll(fmt.Errorf("multi get on %s: %w: result for unknown action %d", server.Addr(), ErrProtocol, i))
+						return
+					}
+					answered[i] = true
+					if ex := roe.GetException(); ex != nil {
+						re := newRemoteErrorFromPair(ex)
+						re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
+						if Classify(re) == Relocate {
+							c.invalidate(g.region, re)
+						}
+						errs[i] = re
+						continue
+					}
+					// Cells of all results follow each other in the cell
+					// block, in response order.
+					res, rest, err := resultFromPB(roe.GetResult(), cb)
+					if err != nil {
+						// The rest of the cell block cannot be trusted.
+						failAll(fmt.Errorf("multi get on %s: %w", server.Addr(), err))
+						return
+					}
+					cb = rest
+					results[i] = res
+				}
+				for _, i := range g.idx {
+					if !answered[i] {
+						if _, ok := errs[i]; !ok {
+							errs[i] = fmt.Errorf("multi get on %s: %w: no result for get %d", server.Addr(), ErrProtocol, i)
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
