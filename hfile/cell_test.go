@@ -134,3 +134,53 @@ func TestCompressedInt(t *testing.T) {
 		}
 	}
 }
+
+// TestTagDict checks the LRU index reuse of the tag dictionary: once full,
+// the least recently used index is handed out again.
+func TestTagDict(t *testing.T) {
+	var d tagDict
+	d.reset()
+	for i := 0; i < tagDictCapacity; i++ {
+		if got := d.add([]byte{byte(i)}); got != i {
+			t.Fatalf("add %d = %d", i, got)
+		}
+	}
+	d.get(0) // 0 becomes most recently used; 1 is now the oldest
+	if got := d.add([]byte("new")); got != 1 {
+		t.Fatalf("first eviction reused %d, want 1", got)
+	}
+	if got := d.find([]byte{2}); got != 2 {
+		t.Fatalf("find = %d", got)
+	}
+	if got := d.add([]byte("newer")); got != 3 {
+		t.Fatalf("second eviction reused %d, want 3", got)
+	}
+	if b, ok := d.get(1); !ok || string(b) != "new" {
+		t.Fatalf("get(1) = %q %v", b, ok)
+	}
+	if _, ok := d.get(200); ok {
+		t.Fatal("get out of range")
+	}
+	if d.add(nil) != -1 {
+		t.Fatal("empty entry stored")
+	}
+	// Compress then uncompress a blob with repeats and evictions.
+	var blob []byte
+	for i := 0; i < 400; i++ {
+		v := []byte{byte(i % 150), 'v', byte(i % 7)}
+		blob = append(blob, 0, byte(len(v)))
+		blob = append(blob, v...)
+	}
+	var enc, dec tagDict
+	enc.reset()
+	dec.reset()
+	c, ok := compressTags(nil, blob, &enc)
+	if !ok {
+		t.Fatal("compress failed")
+	}
+	r := readBuf{b: c}
+	out, ok := uncompressTags(&r, len(blob), &dec, nil)
+	if !ok || !bytes.Equal(out, blob) || r.remaining() != 0 {
+		t.Fatalf("tags round trip failed: ok=%v equal=%v rest=%d", ok, bytes.Equal(out, blob), r.remaining())
+	}
+}

@@ -60,6 +60,9 @@ func (e Encoding) supported() bool {
 type cellLayout struct {
 	tags bool // a tags length (and tags) follows each value
 	mvcc bool // a VLong sequence id follows each cell
+	// compressedTags says PREFIX, DIFF and FAST_DIFF blocks carry
+	// dictionary-compressed tags (hfile.TAGS_COMPRESSED).
+	compressedTags bool
 }
 
 // rawCell is one cell of an unencoded (NONE layout) block.
@@ -145,8 +148,9 @@ func appendNoneRaw(dst []byte, key, value, tags []byte, mvcc int64, l cellLayout
 }
 
 // decodeBlock turns an ENCODED_DATA payload (after the 2-byte id) into NONE
-// layout, appending to dst[:0].
-func decodeBlock(e Encoding, src []byte, l cellLayout, dst []byte) ([]byte, error) {
+// layout, appending to dst[:0]. dict is scratch space for compressed tags;
+// it may be nil when l.compressedTags is false.
+func decodeBlock(e Encoding, src []byte, l cellLayout, dst []byte, dict *tagDict) ([]byte, error) {
 	dst = dst[:0]
 	switch e {
 	case EncodingNone:
@@ -164,7 +168,13 @@ func decodeBlock(e Encoding, src []byte, l cellLayout, dst []byte) ([]byte, erro
 		// Pre-size from the claim, but no more than a sane multiple of the
 		// input; append grows further if the claim was honest.
 		dst = grow(dst, min(unencoded, 16*len(src)+4096))
-		d := deltaDecoder{src: readBuf{b: src, off: 4}, l: l, dst: dst, limit: unencoded}
+		d := deltaDecoder{src: readBuf{b: src, off: 4}, l: l, dst: dst, limit: unencoded, dict: dict}
+		if l.tags && l.compressedTags {
+			if dict == nil {
+				d.dict = new(tagDict)
+			}
+			d.dict.reset()
+		}
 		switch e {
 		case EncodingPrefix:
 			return d.run(d.prefixCell)
@@ -190,6 +200,7 @@ type deltaDecoder struct {
 	prevTS           int64
 	family           []byte // DIFF: family with its length byte, once per block
 	limit            int    // the unencoded size the block claims
+	dict             *tagDict
 }
 
 func (d *deltaDecoder) run(cell func() error) ([]byte, error) {
@@ -222,9 +233,16 @@ func (d *deltaDecoder) afterCell() {
 			d.src.fail()
 			return
 		}
-		t := d.src.bytes(n)
 		d.dst = appendU16(d.dst, uint16(n))
-		d.dst = append(d.dst, t...)
+		if d.l.compressedTags && n > 0 {
+			var ok bool
+			if d.dst, ok = uncompressTags(&d.src, n, d.dict, d.dst); !ok {
+				d.src.fail()
+				return
+			}
+		} else {
+			d.dst = append(d.dst, d.src.bytes(n)...)
+		}
 	}
 	if d.l.mvcc {
 		start := d.src.off

@@ -8,7 +8,7 @@ import (
 // encodeBlock encodes a NONE-layout block with e and appends the payload
 // that follows the 2-byte encoding id to dst. All cells must share one
 // family, as in any store file.
-func encodeBlock(e Encoding, none []byte, l cellLayout, dst []byte) ([]byte, error) {
+func encodeBlock(e Encoding, none []byte, l cellLayout, dst []byte, dict *tagDict) ([]byte, error) {
 	switch e {
 	case EncodingNone:
 		return append(dst, none...), nil
@@ -23,6 +23,12 @@ func encodeBlock(e Encoding, none []byte, l cellLayout, dst []byte) ([]byte, err
 	var cur, prev rawCell
 	var cc, pc Cell
 	first := true
+	if l.tags && l.compressedTags {
+		if dict == nil {
+			dict = new(tagDict)
+		}
+		dict.reset()
+	}
 	for off := 0; off < len(none); {
 		next, err := nextNoneCell(none, off, l, &cur)
 		if err != nil {
@@ -41,7 +47,14 @@ func encodeBlock(e Encoding, none []byte, l cellLayout, dst []byte) ([]byte, err
 		}
 		if l.tags {
 			dst = appendCompressedInt(dst, len(cur.tags))
-			dst = append(dst, cur.tags...)
+			if l.compressedTags {
+				var ok bool
+				if dst, ok = compressTags(dst, cur.tags, dict); !ok {
+					return dst, formatError("malformed tags in cell %s", &cc)
+				}
+			} else {
+				dst = append(dst, cur.tags...)
+			}
 		}
 		if l.mvcc {
 			dst = appendVLong(dst, cur.mvcc)

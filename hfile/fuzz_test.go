@@ -16,7 +16,7 @@ func seedFilesT(f testing.TB) [][]byte {
 				continue
 			}
 			tags, mvcc := i%2 == 0, j%2 == 0
-			opts := WriterOptions{BlockSize: 200, Encoding: enc, Compression: comp, IncludeTags: tags, IncludeMVCC: mvcc,
+			opts := WriterOptions{BlockSize: 200, Encoding: enc, Compression: comp, IncludeTags: tags, IncludeMVCC: mvcc, CompressTags: j == 0,
 				IndexBlockSize: 80, IndexMinEntries: 2, BytesPerChecksum: 64, CreateTime: 1}
 			if i == 1 {
 				opts.Bloom = BloomRow
@@ -140,6 +140,9 @@ func FuzzDecodeBlock(f *testing.F) {
 			if r.layout.mvcc {
 				flags |= 2
 			}
+			if r.layout.compressedTags {
+				flags |= 4
+			}
 			if h.typ == BlockData {
 				f.Add(append([]byte{0, 0}, p...), flags)
 			} else {
@@ -151,9 +154,9 @@ func FuzzDecodeBlock(f *testing.F) {
 		if len(b) < 2 {
 			return
 		}
-		l := cellLayout{tags: flags&1 != 0, mvcc: flags&2 != 0}
+		l := cellLayout{tags: flags&1 != 0, mvcc: flags&2 != 0, compressedTags: flags&4 != 0}
 		enc := Encoding(uint16(b[0])<<8 | uint16(b[1]))
-		out, err := decodeBlock(enc, b[2:], l, nil)
+		out, err := decodeBlock(enc, b[2:], l, nil, nil)
 		if err != nil {
 			return
 		}
@@ -182,11 +185,11 @@ func FuzzDecodeBlock(f *testing.F) {
 			if !oneFamily && (e == EncodingDiff || e == EncodingFastDiff) {
 				continue // store files have one family; these encoders rely on it
 			}
-			re, err := encodeBlock(e, out, l, nil)
+			re, err := encodeBlock(e, out, l, nil, nil)
 			if err != nil {
 				continue
 			}
-			back, err := decodeBlock(e, re, l, nil)
+			back, err := decodeBlock(e, re, l, nil, nil)
 			if err != nil {
 				t.Fatalf("%s: re-encoded block does not decode: %v", e, err)
 			}

@@ -40,7 +40,7 @@ func genCells(n int, seed uint64, tags, mvcc bool) []*Cell {
 					c.Value = []byte(fmt.Sprintf("value-%d", rng.IntN(3)))
 				}
 				if tags && rng.IntN(2) == 0 {
-					c.Tags = []byte{0, 3, 8, 'a', 'b'}
+					c.Tags = []byte{0, 3, 100, 'a', 'b'}
 				}
 				if mvcc {
 					c.SeqID = uint64(rng.IntN(1 << 20))

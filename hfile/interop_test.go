@@ -96,9 +96,10 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 	dir := t.TempDir()
 	runFixture(t, "write", dir)
 	files, err := filepath.Glob(filepath.Join(dir, "*.hfile"))
-	if err != nil || len(files) != 5*3*4 {
-		t.Fatalf("HBase wrote %d files (%v), want 60", len(files), err)
+	if err != nil || len(files) != 5*3*6 {
+		t.Fatalf("HBase wrote %d files (%v), want 90", len(files), err)
 	}
+	compressed := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -107,6 +108,9 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 		r, err := Open(bytes.NewReader(b), int64(len(b)), filepath.Base(f))
 		if err != nil {
 			t.Fatalf("%s: %v", filepath.Base(f), err)
+		}
+		if r.Info().TagsCompressed && r.Info().MaxTagsLen > 0 {
+			compressed++
 		}
 		cells := readAll(t, r, ScanOptions{})
 		if r.Trailer().NumDataIndexLevels < 2 {
@@ -122,6 +126,9 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 				t.Fatalf("%s: seek to cell %d (%s) found %v (err %v)", filepath.Base(f), i, cells[i], s.Cell(), s.Err())
 			}
 		}
+	}
+	if compressed < 4*3*2 {
+		t.Errorf("only %d files with compressed tags", compressed)
 	}
 }
 
@@ -152,12 +159,14 @@ func TestInteropHBaseReadsOurFiles(t *testing.T) {
 	seed := uint64(100)
 	for _, enc := range allEncodings {
 		for _, comp := range []Compression{CompressionNone, CompressionGZ, CompressionSnappy} {
-			for _, tags := range []bool{false, true} {
+			for _, tagMode := range []int{0, 1, 2} {
+				tags, compressTags := tagMode > 0, tagMode == 2
 				for _, mvcc := range []bool{false, true} {
 					seed++
-					name := fmt.Sprintf("go-%s-%s-tags%v-mvcc%v.hfile", enc, comp, tags, mvcc)
+					name := fmt.Sprintf("go-%s-%s-tags%v-compresstags%v-mvcc%v.hfile", enc, comp, tags, compressTags, mvcc)
 					write(name, WriterOptions{BlockSize: 1024, Encoding: enc, Compression: comp, IncludeTags: tags,
-						IncludeMVCC: mvcc, IndexBlockSize: 512, IndexMinEntries: 4}, genCells(3000, seed, tags, mvcc))
+						CompressTags: compressTags, IncludeMVCC: mvcc, IndexBlockSize: 512, IndexMinEntries: 4},
+						genCells(3000, seed, tags, mvcc))
 				}
 			}
 		}
@@ -198,5 +207,85 @@ func TestInteropHBaseReadsOurFiles(t *testing.T) {
 			got = got[:len(got)-1]
 		}
 		compareDumps(t, name, got, exp)
+	}
+}
+
+// TestInteropBulkLoad bulk loads files our writer produced into a table that
+// is split in the middle of their key range with HBase's own
+// BulkLoadHFilesTool (which validates the files, splits them at the region
+// boundary with HBase's half-file reader and writer, and loads them), then
+// reads the table back with a raw scan.
+func TestInteropBulkLoad(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		name string
+		opts WriterOptions
+	}{
+		{"plain", WriterOptions{}},
+		{"hfileoutputformat2", WriterOptions{Encoding: EncodingFastDiff, Compression: CompressionGZ, IncludeTags: true,
+			IncludeMVCC: true, Bloom: BloomRow, BlockSize: 4096}},
+		{"snappy-rowcol", WriterOptions{Encoding: EncodingDiff, Compression: CompressionSnappy, Bloom: BloomRowCol,
+			BlockSize: 2048, IndexBlockSize: 256, IndexMinEntries: 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			table := testenv.UniqueName(t, "hfile_bulk")
+			err := env.Source.CreateTable(ctx, table, []testenv.Family{{Name: "cf", MaxVersions: 10}}, [][]byte{[]byte("r01000")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer env.Source.DeleteTable(context.Background(), table)
+			var cells []*Cell
+			types := []CellType{TypePut, TypePut, TypePut, TypeDelete, TypeDeleteColumn}
+			for r := 0; r < 2000; r++ {
+				row := []byte(fmt.Sprintf("r%05d", r))
+				if r%100 == 7 {
+					cells = append(cells, &Cell{Row: row, Family: []byte("cf"), Timestamp: 1000, Type: TypeDeleteFamily})
+				}
+				for q := 0; q < 3; q++ {
+					for v := 0; v < 2; v++ {
+						c := &Cell{Row: row, Family: []byte("cf"), Qualifier: []byte(fmt.Sprintf("q%d", q)),
+							Timestamp: int64(2000 - v), Type: types[(r+q+v)%len(types)]}
+						if c.Type == TypePut {
+							c.Value = []byte(fmt.Sprintf("value-%d-%d-%d", r, q, v))
+						}
+						if tc.opts.IncludeTags && r%3 == 0 {
+							c.Tags = []byte{0, 3, 100, 'x', 'y'} // a tag type HBase does not interpret (8 would be a TTL)
+						}
+						cells = append(cells, c)
+					}
+				}
+			}
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "cf"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			b := writeFile(t, tc.opts, cells)
+			if err := os.WriteFile(filepath.Join(dir, "cf", "0123456789abcdef0123456789abcdef"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := env.Source.RunTool(ctx, "org.apache.hadoop.hbase.tool.BulkLoadHFilesTool", []string{"file://" + dir, table}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != 0 {
+				t.Fatalf("BulkLoadHFilesTool exit %d:\n%s", res.ExitCode, res.Output)
+			}
+			got, err := env.Source.Scan(ctx, table, testenv.ScanSpec{Raw: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(cells) {
+				t.Fatalf("scan returned %d cells, want %d", len(got), len(cells))
+			}
+			for i, g := range got {
+				w := cells[i]
+				if !bytes.Equal(g.Row, w.Row) || !bytes.Equal(g.Family, w.Family) || !bytes.Equal(g.Qualifier, w.Qualifier) ||
+					g.Timestamp != w.Timestamp || g.Type != w.Type.String() || !bytes.Equal(g.Value, w.Value) {
+					t.Fatalf("cell %d: HBase has %q/%q:%q/%d/%s=%q, want %s=%q", i, g.Row, g.Family, g.Qualifier, g.Timestamp, g.Type, g.Value, w, w.Value)
+				}
+			}
+		})
 	}
 }

@@ -237,12 +237,15 @@ func encoderCases() [][]*Cell {
 
 func TestEncoders(t *testing.T) {
 	for ci, cells := range encoderCases() {
-		for _, l := range []cellLayout{{}, {tags: true}, {mvcc: true}, {tags: true, mvcc: true}} {
+		for _, l := range []cellLayout{{}, {tags: true}, {mvcc: true}, {tags: true, mvcc: true}, {tags: true, compressedTags: true}, {tags: true, mvcc: true, compressedTags: true}} {
 			var none []byte
 			for i, c := range cells {
 				c := *c
 				if l.tags && i%2 == 0 {
 					c.Tags = []byte{0, 2, 1, 'x'}
+				}
+				if l.tags && i%3 == 1 {
+					c.Tags = []byte{0, 2, 1, 'x', 0, 3, 2, 'y', 'z', 0, 2, 1, 'x'}
 				}
 				if l.mvcc {
 					c.SeqID = uint64(i * 1000)
@@ -250,11 +253,11 @@ func TestEncoders(t *testing.T) {
 				none = appendNoneCell(none, &c, l)
 			}
 			for _, enc := range allEncodings {
-				encoded, err := encodeBlock(enc, none, l, nil)
+				encoded, err := encodeBlock(enc, none, l, nil, nil)
 				if err != nil {
 					t.Fatalf("case %d %s: encode: %v", ci, enc, err)
 				}
-				decoded, err := decodeBlock(enc, encoded, l, nil)
+				decoded, err := decodeBlock(enc, encoded, l, nil, nil)
 				if err != nil {
 					t.Fatalf("case %d %s %+v: decode: %v", ci, enc, l, err)
 				}
@@ -263,7 +266,7 @@ func TestEncoders(t *testing.T) {
 				}
 				// Every truncation fails cleanly or decodes a prefix.
 				for n := 0; n < len(encoded); n++ {
-					decodeBlock(enc, encoded[:n], l, nil)
+					decodeBlock(enc, encoded[:n], l, nil, nil)
 				}
 			}
 		}
@@ -276,7 +279,7 @@ func TestFastDiffBytes(t *testing.T) {
 	a := &Cell{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 0x100, Type: TypePut, Value: []byte("v")}
 	b := &Cell{Row: []byte("r1"), Family: []byte("f"), Qualifier: []byte("s"), Timestamp: 0x101, Type: TypePut, Value: []byte("v")}
 	none := appendNoneCell(appendNoneCell(nil, a, cellLayout{}), b, cellLayout{})
-	got, err := encodeBlock(EncodingFastDiff, none, cellLayout{}, nil)
+	got, err := encodeBlock(EncodingFastDiff, none, cellLayout{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

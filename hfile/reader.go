@@ -78,7 +78,6 @@ func (r *Reader) open() error {
 		return err
 	}
 	var cs codecs
-	var plain []byte
 	for i, off := 0, 0; off < len(section); i++ {
 		h, err := parseBlockHeader(section[off:], lo+int64(off), int64(len(section)-off))
 		if err != nil {
@@ -136,25 +135,17 @@ func (r *Reader) open() error {
 				r.deleteBloomMeta = append([]byte(nil), payload...)
 			}
 		}
-		plain = payload
 		off += h.onDiskSize()
 	}
-	_ = plain
 	if r.info.Raw == nil {
 		return formatError("load-on-open section lacks a file info block")
 	}
 	if len(r.root) > 0 {
 		r.info.FirstKey = r.root[0].key
 	}
-	r.layout = cellLayout{tags: r.info.IncludesTags, mvcc: r.info.IncludesMVCC}
+	r.layout = cellLayout{tags: r.info.IncludesTags, mvcc: r.info.IncludesMVCC, compressedTags: r.info.TagsCompressed}
 	if !r.info.Encoding.supported() {
 		return unsupportedError("data block encoding %s", r.info.Encoding)
-	}
-	if r.info.IncludesTags && r.info.TagsCompressed && r.info.MaxTagsLen > 0 {
-		switch r.info.Encoding {
-		case EncodingPrefix, EncodingDiff, EncodingFastDiff:
-			return unsupportedError("dictionary-compressed tags (hfile.TAGS_COMPRESSED) with %s encoding", r.info.Encoding)
-		}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package hfile
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -14,15 +16,16 @@ var (
 func TestRoundTripMatrix(t *testing.T) {
 	for _, enc := range allEncodings {
 		for _, comp := range allCompressions {
-			for _, tags := range []bool{false, true} {
+			for _, tagMode := range []int{0, 1, 2} {
+				tags, compressTags := tagMode > 0, tagMode == 2
 				for _, mvcc := range []bool{false, true} {
-					name := fmt.Sprintf("%s/%s/tags=%v/mvcc=%v", enc, comp, tags, mvcc)
+					name := fmt.Sprintf("%s/%s/tags=%v/compresstags=%v/mvcc=%v", enc, comp, tags, compressTags, mvcc)
 					t.Run(name, func(t *testing.T) {
 						t.Parallel()
 						cells := genCells(1500, uint64(enc)*100+uint64(comp), tags, mvcc)
 						opts := WriterOptions{
 							BlockSize: 512, Encoding: enc, Compression: comp,
-							IncludeTags: tags, IncludeMVCC: mvcc,
+							IncludeTags: tags, IncludeMVCC: mvcc, CompressTags: compressTags,
 							IndexBlockSize: 128, IndexMinEntries: 2,
 						}
 						b := writeFile(t, opts, cells)
@@ -38,6 +41,9 @@ func TestRoundTripMatrix(t *testing.T) {
 							t.Errorf("compression = %s, want %s", tr.Compression, comp)
 						}
 						info := r.Info()
+						if info.TagsCompressed != (compressTags && enc != EncodingNone) {
+							t.Errorf("TAGS_COMPRESSED = %v", info.TagsCompressed)
+						}
 						if info.Encoding != enc || info.IncludesTags != tags || info.IncludesMVCC != mvcc {
 							t.Errorf("info encoding %s tags %v mvcc %v", info.Encoding, info.IncludesTags, info.IncludesMVCC)
 						}
@@ -235,5 +241,53 @@ func TestNoChecksums(t *testing.T) {
 	h, _, err := r.readBlock(&br, r.Trailer().FirstDataBlockOffset, 0)
 	if err != nil || h.checksumType != checksumNull || h.bytesPerChecksum != 0 {
 		t.Fatalf("header %+v, %v", h, err)
+	}
+}
+
+// TestTrailerV2 reads a file whose trailer is the 212-byte version 2.3 form
+// (HFile v2 as HBase 1.x wrote it, still readable by HBase 2).
+func TestTrailerV2(t *testing.T) {
+	cells := genCells(300, 14, false, true)
+	b := writeFile(t, WriterOptions{BlockSize: 512, IncludeMVCC: true, Compression: CompressionGZ}, cells)
+	v3 := b[len(b)-trailerSizeV3:]
+	l, n := binary.Uvarint(v3[8:])
+	pbEnd := 8 + n + int(l)
+	if pbEnd > trailerSizeV2-4 {
+		t.Fatalf("trailer protobuf of %d bytes does not fit a v2 trailer", pbEnd)
+	}
+	v2 := make([]byte, trailerSizeV2)
+	copy(v2, v3[:pbEnd])
+	binary.BigEndian.PutUint32(v2[trailerSizeV2-4:], 3<<24|2)
+	file := append(append([]byte(nil), b[:len(b)-trailerSizeV3]...), v2...)
+	r := openBytes(t, file)
+	if tr := r.Trailer(); tr.MajorVersion != 2 || tr.MinorVersion != 3 {
+		t.Fatalf("version %d.%d", tr.MajorVersion, tr.MinorVersion)
+	}
+	assertCells(t, readAll(t, r, ScanOptions{}), cells)
+	// Version 2.2 and older use a Writable trailer: refused as unsupported.
+	binary.BigEndian.PutUint32(file[len(file)-4:], 2<<24|2)
+	if _, err := Open(bytes.NewReader(file), int64(len(file)), "old.hfile"); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("v2.2: %v", err)
+	}
+}
+
+func TestZstdPlainFrames(t *testing.T) {
+	cells := genCells(2000, 15, true, true)
+	for _, zf := range []ZstdFraming{ZstdHadoopBlock, ZstdPlainFrame} {
+		b := writeFile(t, WriterOptions{BlockSize: 2048, Compression: CompressionZSTD, ZstdFraming: zf,
+			Encoding: EncodingFastDiff, IncludeTags: true, IncludeMVCC: true}, cells)
+		r := openBytes(t, b)
+		assertCells(t, readAll(t, r, ScanOptions{}), cells)
+		// The first data block's payload starts with the zstd magic only
+		// for plain frames.
+		var br blockReader
+		h, _, err := r.readBlock(&br, r.Trailer().FirstDataBlockOffset, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := br.raw[headerSize:h.onDiskDataWithHdr]
+		if got := bytes.Equal(raw[:4], zstdMagic); got != (zf == ZstdPlainFrame) {
+			t.Fatalf("framing %d: payload starts with %x", zf, raw[:4])
+		}
 	}
 }

@@ -27,6 +27,7 @@ type Scanner struct {
 	lower, upper *Cell
 	br           blockReader
 	dec          []byte // decoded NONE-layout cells of encoded blocks
+	dict         tagDict
 	cells        []byte // cells of the current block
 	pos          int
 	blockOff     int64
@@ -221,7 +222,7 @@ func (s *Scanner) setBlock(h *blockHeader, p []byte) bool {
 			return true
 		}
 		var err error
-		s.dec, err = decodeBlock(id, p[2:], s.r.layout, s.dec)
+		s.dec, err = decodeBlock(id, p[2:], s.r.layout, s.dec, &s.dict)
 		if err != nil {
 			s.fail(fmt.Errorf("%s block at offset %d: %w", id, h.offset, err))
 			return true

@@ -23,6 +23,10 @@ type WriterOptions struct {
 	// IncludeTags makes every cell carry a tags length (HFileOutputFormat2
 	// does this); cells with tags require it.
 	IncludeTags bool
+	// CompressTags dictionary-compresses tags in PREFIX, DIFF and FAST_DIFF
+	// blocks, as region servers do for families with COMPRESS_TAGS (the
+	// default). It needs IncludeTags and an encoding other than NONE.
+	CompressTags bool
 	// IncludeMVCC makes every cell carry its SeqID as a VLong.
 	IncludeMVCC bool
 	// BytesPerChecksum is the checksum chunk size (default 16384). A
@@ -143,6 +147,7 @@ type Writer struct {
 	deleteFamily  int64
 
 	bloom *bloomWriter
+	dict  tagDict
 }
 
 // NewWriter returns a writer of one HFile to w. Option errors surface on the
@@ -161,7 +166,8 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		wr.prevOff[i] = -1
 	}
 	wr.err = wr.opts.setDefaults()
-	wr.layout = cellLayout{tags: wr.opts.IncludeTags, mvcc: wr.opts.IncludeMVCC}
+	wr.layout = cellLayout{tags: wr.opts.IncludeTags, mvcc: wr.opts.IncludeMVCC,
+		compressedTags: wr.opts.IncludeTags && wr.opts.CompressTags && wr.opts.Encoding != EncodingNone}
 	if wr.err == nil && wr.opts.Bloom != BloomNone {
 		wr.bloom = newBloomWriter(wr.opts.Bloom, wr.opts.BloomErrorRate, wr.opts.BloomBlockSize)
 	}
@@ -236,6 +242,8 @@ func (w *Writer) check(c *Cell) error {
 		return fmt.Errorf("hfile: cell %s has tags but the writer was created without IncludeTags", c)
 	case len(c.Tags) > maxTagsLen:
 		return fmt.Errorf("hfile: cell %s: %d bytes of tags exceed %d", c, len(c.Tags), maxTagsLen)
+	case w.layout.compressedTags && !validTags(c.Tags):
+		return fmt.Errorf("hfile: cell %s: malformed tags (want [uint16 length][type][value]...)", c)
 	case c.SeqID > 1<<63-1:
 		return fmt.Errorf("hfile: cell %s: sequence id %d out of range", c, c.SeqID)
 	case c.keyLen()+len(c.Value)+len(c.Tags)+32 > maxBlockSize:
@@ -290,7 +298,7 @@ func (w *Writer) finishBlock() error {
 		typ = BlockEncodedData
 		var err error
 		w.encBuf = appendU16(w.encBuf[:0], uint16(w.opts.Encoding))
-		w.encBuf, err = encodeBlock(w.opts.Encoding, w.block, w.layout, w.encBuf)
+		w.encBuf, err = encodeBlock(w.opts.Encoding, w.block, w.layout, w.encBuf, &w.dict)
 		if err != nil {
 			return err
 		}
@@ -510,7 +518,7 @@ func (w *Writer) fileInfo() map[string][]byte {
 	fi[FileInfoCreateTime] = int64Bytes(w.opts.CreateTime)
 	if w.layout.tags {
 		fi[FileInfoMaxTagsLen] = int32Bytes(int32(w.maxTagsLen))
-		fi[FileInfoTagsCompressed] = boolBytes(false)
+		fi[FileInfoTagsCompressed] = boolBytes(w.layout.compressedTags)
 	}
 	if w.layout.mvcc {
 		fi[FileInfoKeyValueVersion] = int32Bytes(keyValueVersionWithMemstore)
@@ -534,4 +542,19 @@ func (w *Writer) fileInfo() map[string][]byte {
 		fi[FileInfoLastBloomKey] = w.bloom.lastKey()
 	}
 	return fi
+}
+
+// validTags reports whether b is a sequence of [uint16 len][len bytes] tags.
+func validTags(b []byte) bool {
+	for len(b) > 0 {
+		if len(b) < 2 {
+			return false
+		}
+		l := int(b[0])<<8 | int(b[1])
+		if l > len(b)-2 {
+			return false
+		}
+		b = b[2+l:]
+	}
+	return true
 }
