@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -47,6 +48,7 @@ func TestDecide(t *testing.T) {
 		{"table disabled", callFailed(remote(hbase.KindTableNotEnabled)), GiveUp},
 		{"table gone from meta", &hbase.NotFoundError{Kind: hbase.KindTableNotFound, What: "table", Name: "t"}, GiveUp},
 		{"family error of ours", &LoadError{Err: &hbase.NotFoundError{Kind: hbase.KindNoSuchColumnFamily, What: "column family", Name: "t:x"}}, GiveUp},
+		{"file gone", &LoadError{Err: fmt.Errorf("%w: %w", ErrFileGone, fmt.Errorf("%w: %w", errBadFile, os.ErrNotExist))}, GiveUp},
 		{"bad file", &LoadError{Err: fmt.Errorf("%w: %w", errBadFile, hfile.ErrFormat)}, GiveUp},
 		{"do not retry", callFailed(&hbase.RemoteError{Kind: hbase.KindOther, Class: "x", DoNotRetry: true}), GiveUp},
 		{"other remote error", callFailed(remote(hbase.KindOther)), Retry},
@@ -226,5 +228,48 @@ func TestLoadErrorNamesFileAndRegion(t *testing.T) {
 	}
 	if !errors.Is(e, io.EOF) {
 		t.Error("LoadError does not unwrap")
+	}
+}
+
+func TestFSPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a/b":                        "/a/b",
+		"hdfs://localhost:8020/a/b":   "/a/b",
+		"hdfs://nameservice1/a/b%20c": "/a/b c",
+		"relative/x":                  "relative/x",
+	} {
+		if got := fsPath(in); got != want {
+			t.Errorf("fsPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWindowReader(t *testing.T) {
+	data := make([]byte, 3*readAheadSize+12345)
+	for i := range data {
+		data[i] = byte(i * 7 / 5)
+	}
+	w := &windowReader{r: bytes.NewReader(data), name: "mem", size: int64(len(data))}
+	check := func(off int64, n int) {
+		t.Helper()
+		p := make([]byte, n)
+		got, err := w.ReadAt(p, off)
+		want := max(0, min(n, len(data)-int(off)))
+		if got != want || !bytes.Equal(p[:got], data[off:off+int64(got)]) {
+			t.Fatalf("ReadAt(%d bytes at %d) = %d, %v; want %d bytes", n, off, got, err, want)
+		}
+		if got < n && err != io.EOF {
+			t.Fatalf("short read at %d without EOF: %v", off, err)
+		}
+	}
+	check(0, 33)
+	check(33, 65536)
+	check(readAheadSize-10, 100)            // across two windows
+	check(5, 10)                            // backwards
+	check(int64(len(data))-20, 100)         // past the end
+	check(int64(len(data)), 1)              // at the end
+	check(readAheadSize, readAheadSize/2+1) // large read bypasses the window
+	if _, err := w.ReadAt(make([]byte, 1), -1); err == nil {
+		t.Error("negative offset accepted")
 	}
 }

@@ -13,6 +13,16 @@
 // unknown table or family. Loading the same file twice only adds identical
 // cells, so a load repeated after a crash is harmless.
 //
+// A worker uses it like this:
+//
+//	wd, err := bulkload.OpenWorkDir(ctx, fs, jobID, bulkload.WorkDirOptions{})
+//	l, err := bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: target, FS: fs, Table: table})
+//	defer l.Close(ctx)
+//	name, fw, err := wd.Create(ctx, taskID, family) // write an HFile into fw
+//	err = bulkload.CloseFile(ctx, fw, name)
+//	err = l.Load(ctx, bulkload.File{Family: family, Path: name})
+//	err = wd.RemoveTask(ctx, taskID) // when the task is done; wd.Remove at the end of the job
+//
 // EnsureTable checks (or creates) the target table before a copy touches it,
 // and SplitKeys computes where a created table is pre-split.
 package bulkload

@@ -20,7 +20,7 @@ import (
 )
 
 // testCtx is a context bounded well below the test timeout.
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
@@ -35,7 +35,7 @@ func testLogger() *slog.Logger {
 }
 
 // dial connects our HBase client to a cluster as user.
-func dial(t *testing.T, cl *testenv.Cluster, user string) *hbase.Client {
+func dial(t testing.TB, cl *testenv.Cluster, user string) *hbase.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -48,7 +48,7 @@ func dial(t *testing.T, cl *testenv.Cluster, user string) *hbase.Client {
 }
 
 // hdfsClient connects to a cluster's HDFS as user.
-func hdfsClient(t *testing.T, cl *testenv.Cluster, user string) *hdfs.Client {
+func hdfsClient(t testing.TB, cl *testenv.Cluster, user string) *hdfs.Client {
 	t.Helper()
 	fs, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{cl.NameNode}, User: user})
 	if err != nil {
@@ -59,7 +59,7 @@ func hdfsClient(t *testing.T, cl *testenv.Cluster, user string) *hdfs.Client {
 }
 
 // newTable creates a table with the harness and deletes it at the end.
-func newTable(t *testing.T, cl *testenv.Cluster, prefix string, fams []testenv.Family, splits [][]byte) string {
+func newTable(t testing.TB, cl *testenv.Cluster, prefix string, fams []testenv.Family, splits [][]byte) string {
 	t.Helper()
 	table := testenv.UniqueName(t, prefix)
 	if err := cl.CreateTable(testCtx(t), table, fams, splits); err != nil {
@@ -101,7 +101,7 @@ func newSetup(t *testing.T, prefix string, fams []testenv.Family, splits [][]byt
 	return s
 }
 
-func (s *setup) loader(t *testing.T, mod func(*bulkload.LoaderConfig)) *bulkload.Loader {
+func (s *setup) loader(t testing.TB, mod func(*bulkload.LoaderConfig)) *bulkload.Loader {
 	t.Helper()
 	cfg := bulkload.LoaderConfig{Client: s.c, FS: s.fs, Table: s.table, Logger: testLogger()}
 	if mod != nil {
@@ -147,7 +147,7 @@ func genCells(fam, prefix string, from, to int) []*hfile.Cell {
 }
 
 // writeFile writes cells as an HFile into the task's family folder.
-func writeFile(t *testing.T, s *setup, task, fam string, cells []*hfile.Cell, opts hfile.WriterOptions) bulkload.File {
+func writeFile(t testing.TB, s *setup, task, fam string, cells []*hfile.Cell, opts hfile.WriterOptions) bulkload.File {
 	t.Helper()
 	ctx := testCtx(t)
 	name, fw, err := s.wd.Create(ctx, task, fam)
@@ -218,7 +218,7 @@ func checkTable(t *testing.T, s *setup, want []*hfile.Cell) {
 }
 
 // exists reports whether a path exists in HDFS.
-func exists(t *testing.T, fs *hdfs.Client, p string) bool {
+func exists(t testing.TB, fs *hdfs.Client, p string) bool {
 	t.Helper()
 	_, err := fs.Stat(p)
 	if err != nil && !os.IsNotExist(err) {

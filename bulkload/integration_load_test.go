@@ -2,6 +2,7 @@ package bulkload_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"rangecopy/bulkload"
@@ -33,10 +34,17 @@ func TestIntegrationLoad(t *testing.T) {
 			files = append(files, writeFile(t, s, fmt.Sprintf("task%d", i), fam, cells, opts[i]))
 		}
 	}
+	// Load concurrently: a Loader is shared by a task's goroutines.
+	errs := make(chan error, len(files))
 	for _, f := range files {
-		if err := l.Load(ctx, f); err != nil {
+		go func() { errs <- l.Load(ctx, f) }()
+	}
+	for range files {
+		if err := <-errs; err != nil {
 			t.Fatalf("Load: %v", err)
 		}
+	}
+	for _, f := range files {
 		if exists(t, s.fs, f.Path) {
 			t.Errorf("%s is still in the work folder after its load: copied, not moved", f.Path)
 		}
@@ -57,6 +65,32 @@ func TestIntegrationLoad(t *testing.T) {
 		t.Fatalf("second Load: %v", err)
 	}
 	checkTable(t, s, want)
+
+	// Close releases the bulk load token: HBase deletes its staging folder
+	// (named <user>__<table>__<random> under <rootdir>/staging).
+	staging := s.cl.RootDirPath() + "/staging"
+	tokens := func() []string {
+		var out []string
+		entries, err := s.fs.ReadDir(staging)
+		if err != nil {
+			t.Fatalf("list %s: %v", staging, err)
+		}
+		for _, e := range entries {
+			if strings.Contains(e.Name(), "__"+s.table+"__") {
+				out = append(out, e.Name())
+			}
+		}
+		return out
+	}
+	if n := len(tokens()); n != 1 {
+		t.Errorf("%d staging folders of %s while loading, want 1 (one token per Loader)", n, s.table)
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left := tokens(); len(left) != 0 {
+		t.Errorf("staging folders left after Close: %v", left)
+	}
 
 	// Cleanup removes the task and job folders.
 	if err := s.wd.RemoveTask(ctx, "task0"); err != nil {

@@ -65,6 +65,10 @@ func TestIntegrationNonSuperuser(t *testing.T) {
 		}
 	}
 	for _, f := range files {
+		fi, err := s.fs.Stat(f.Path)
+		if err != nil || fi.Mode().Perm() != bulkload.DefaultFilePerm || fi.(*hdfs.FileInfo).Owner() != user {
+			t.Errorf("staged file %s: %v, %v; want mode %v, owner %s", f.Path, fi, err, bulkload.DefaultFilePerm, user)
+		}
 		if err := l.Load(ctx, f); err != nil {
 			t.Fatalf("Load as %s: %v", user, err)
 		}

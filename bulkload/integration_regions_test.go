@@ -1,8 +1,10 @@
 package bulkload_test
 
 import (
+	"sync"
 	"testing"
 
+	"rangecopy/bulkload"
 	"rangecopy/hfile"
 )
 
@@ -14,24 +16,47 @@ func TestIntegrationLoadAfterSplit(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t, "split", fams, [][]byte{[]byte("r0500")})
 	ctx := testCtx(t)
-	l := s.loader(t, nil)
+	// Family f's parts take the settings of the file; family g's come from
+	// the caller.
+	asked := map[string]int{}
+	var mu sync.Mutex
+	l := s.loader(t, func(c *bulkload.LoaderConfig) {
+		c.WriterOptions = func(family string) (hfile.WriterOptions, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked[family]++
+			return hfile.WriterOptions{BlockSize: 4096, Encoding: hfile.EncodingDiff}, family == "g"
+		}
+	})
 	cells := genCells("f", "r", 0, 400)
 	f := writeFile(t, s, "t1", "f", cells, hfile.WriterOptions{Compression: hfile.CompressionGZ, Encoding: hfile.EncodingFastDiff, IncludeTags: true, IncludeMVCC: true})
+	gcells := genCells("g", "r", 50, 300)
+	g := writeFile(t, s, "t1", "g", gcells, hfile.WriterOptions{})
 	for _, key := range []string{"r0100", "r0250"} {
 		if err := s.cl.Split(ctx, s.table, []byte(key)); err != nil {
 			t.Fatalf("split at %s: %v", key, err)
 		}
 	}
+	plain := f.Path
+	f.Path = s.cl.FSDefaultFS + plain // fully qualified, as HBase names files
 	if err := l.Load(ctx, f); err != nil {
 		t.Fatalf("Load after split: %v", err)
 	}
-	checkTable(t, s, cells)
-	v := l.Counters().Values()
-	if v.Resplits != 1 || v.Files != 3 {
-		t.Errorf("counters = %+v, want 1 re-split into 3 loaded parts", v)
+	if err := l.Load(ctx, g); err != nil {
+		t.Fatalf("Load of g after split: %v", err)
 	}
-	if exists(t, s.fs, f.Path) {
-		t.Errorf("re-split file %s left after its parts were loaded", f.Path)
+	want := append(append([]*hfile.Cell{}, cells...), gcells...)
+	sortCells(want)
+	checkTable(t, s, want)
+	v := l.Counters().Values()
+	if v.Resplits != 2 || v.Files != 6 {
+		t.Errorf("counters = %+v, want 2 re-splits into 6 loaded parts", v)
+	}
+	if asked["f"] != 1 || asked["g"] != 1 {
+		t.Errorf("writer options asked for %v, want once per family", asked)
+	}
+	if exists(t, s.fs, plain) {
+		t.Errorf("re-split file %s left after its parts were loaded", plain)
 	}
 	left, err := s.fs.ReadDir(s.wd.TaskDir("t1") + "/f")
 	if err != nil || len(left) != 0 {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
+	"os"
 	"path"
 	"sync"
 	"sync/atomic"
@@ -24,13 +26,23 @@ import (
 // family of the target table.
 type File struct {
 	Family string
-	// Path is the file's absolute path in the target HDFS.
+	// Path is the file's absolute path in the target HDFS, plain
+	// (/a/b) or fully qualified (hdfs://namenode:port/a/b).
 	Path string
 	// FirstRow and LastRow are the rows of the file's first and last cells.
 	// When nil, the Loader reads them from the file; when set, they must
 	// match the file.
 	FirstRow, LastRow []byte
 }
+
+// ErrFileGone reports a file that vanished while the Loader was loading it.
+// Most likely a region server loaded it in an attempt whose answer was lost
+// (a broken connection, a server that died after the move) and the retry
+// found nothing to load; it may also have been moved or removed by someone
+// else. Either way the Loader cannot tell whether its cells are in the table:
+// load the task's range again from its checkpoint (a repeated load only adds
+// identical cells).
+var ErrFileGone = errors.New("file gone during its load (loaded by an attempt whose answer was lost, or moved away)")
 
 // errBadFile marks errors about the file itself: loading it again will not
 // help.
@@ -45,6 +57,7 @@ type LoadError struct {
 	Err    error
 }
 
+// Error names the file, its family and rows, the region and the reason.
 func (e *LoadError) Error() string {
 	s := fmt.Sprintf("bulk load %s (family %s", e.File.Path, e.File.Family)
 	if e.File.FirstRow != nil {
@@ -265,7 +278,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 	}
 	for _, p := range parents {
-		if err := l.cfg.FS.Remove(p); err != nil {
+		if err := l.cfg.FS.Remove(fsPath(p)); err != nil {
 			l.log.Warn("bulkload: cannot remove a re-split file after loading its parts", "file", p, "err", err)
 		}
 	}
@@ -281,7 +294,7 @@ const maxNotLoaded = 3
 // facts that most often explain it.
 func (l *Loader) refusedReason(f File, times int) string {
 	reason := fmt.Sprintf("region server refused the file %d times (loaded=false), with the table, family, file and region all fine as far as the client can tell", times)
-	if fi, err := l.cfg.FS.Stat(f.Path); err == nil {
+	if fi, err := l.cfg.FS.Stat(fsPath(f.Path)); err == nil {
 		if hf, ok := fi.(*hdfs.FileInfo); ok {
 			reason += fmt.Sprintf("; the file is owned by %s:%s with mode %v and the bulk load's user must be able to read and write it", hf.Owner(), hf.OwnerGroup(), fi.Mode().Perm())
 		}
@@ -319,11 +332,16 @@ func (l *Loader) tokenFor(ctx context.Context, r *hbase.Region) (string, error) 
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.token != "" { // another goroutine was faster
-		go l.cleanup(context.WithoutCancel(ctx), r, token)
-		return l.token, nil
+	if l.token == "" {
+		l.token = token
+		return token, nil
 	}
-	l.token = token
+	// Another goroutine was faster: use its token, release ours.
+	mine := token
+	token = l.token
+	l.mu.Unlock()
+	l.cleanup(context.WithoutCancel(ctx), r, mine)
+	l.mu.Lock()
 	return token, nil
 }
 
@@ -360,7 +378,7 @@ func (l *Loader) Close(ctx context.Context) error {
 	if token == "" {
 		return nil
 	}
-	var err error
+	err := errors.New("no open region")
 	for _, r := range regions {
 		if r.Server.IsZero() {
 			continue
@@ -389,6 +407,9 @@ func (l *Loader) diagnose(ctx context.Context, f File) (string, error) {
 	}
 	g := f
 	if _, err := l.inspect(ctx, &g); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "the file is gone", fmt.Errorf("%w: %w", ErrFileGone, err)
+		}
 		return "region server refused the file, and it is no longer what was written", err
 	}
 	return "", nil
@@ -404,13 +425,13 @@ func (l *Loader) inspect(ctx context.Context, f *File) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, &LoadError{File: *f, Reason: "cancelled", Err: err}
 	}
-	fr, err := l.cfg.FS.Open(f.Path)
+	fr, err := l.cfg.FS.Open(fsPath(f.Path))
 	if err != nil {
 		return 0, bad("cannot open", err)
 	}
 	defer fr.Close()
 	size := fr.Stat().Size()
-	r, err := hfile.Open(&lockedReaderAt{r: fr}, size, f.Path)
+	r, err := hfile.Open(newWindowReader(fr, size), size, f.Path)
 	if err != nil {
 		return 0, bad("not a readable HFile", err)
 	}
@@ -465,7 +486,7 @@ func verifyCells(ctx context.Context, r *hfile.Reader, family string) error {
 	if n != r.EntryCount() {
 		return fmt.Errorf("%d cells, the trailer says %d", n, r.EntryCount())
 	}
-	if prev == nil || hfile.CompareKeys(prev, r.LastKey()) != 0 {
+	if last := r.LastKey(); prev == nil || last == nil || hfile.CompareKeys(prev, last) != 0 {
 		return fmt.Errorf("last cell %v is not the file's last key %s", prev, r.LastKey())
 	}
 	return nil
@@ -480,12 +501,12 @@ type part struct {
 // region, next to f, with the same writer settings. Regions without cells get
 // no file.
 func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (parts []part, err error) {
-	fr, err := l.cfg.FS.Open(f.Path)
+	fr, err := l.cfg.FS.Open(fsPath(f.Path))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer fr.Close()
-	r, err := hfile.Open(&lockedReaderAt{r: fr}, fr.Stat().Size(), f.Path)
+	r, err := hfile.Open(newWindowReader(fr, fr.Stat().Size()), fr.Stat().Size(), f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +547,7 @@ func (l *Loader) writePart(ctx context.Context, r *hfile.Reader, f File, reg *hb
 	if len(reg.EndKey) > 0 {
 		so.StopRow = reg.EndKey
 	}
-	name, fw, err := createFile(ctx, l.cfg.FS, path.Dir(f.Path))
+	name, fw, err := createFile(ctx, l.cfg.FS, path.Dir(fsPath(f.Path)))
 	if err != nil {
 		return nil, err
 	}
@@ -598,17 +619,66 @@ func WriterOptionsOf(r *hfile.Reader) hfile.WriterOptions {
 	return o
 }
 
-// lockedReaderAt makes an HDFS FileReader (whose ReadAt moves a shared
-// offset) safe for the concurrent reads an hfile.Reader may make.
-type lockedReaderAt struct {
-	mu sync.Mutex
-	r  *hdfs.FileReader
+// readAheadSize is the window a windowReader fetches from HDFS at once.
+const readAheadSize = 8 << 20
+
+// windowReader serves an hfile.Reader's many small reads of an HDFS file
+// (block headers, then blocks, in file order) from a read-ahead window, so a
+// sequential scan costs one large HDFS read per window instead of a seek and
+// a DataNode round trip per block. An HDFS FileReader's ReadAt moves a shared
+// offset, so access is serialised.
+type windowReader struct {
+	mu   sync.Mutex
+	r    io.ReaderAt
+	name string
+	size int64
+	off  int64 // file offset of buf[0]
+	buf  []byte
 }
 
-func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.r.ReadAt(p, off)
+func newWindowReader(r *hdfs.FileReader, size int64) *windowReader {
+	return &windowReader{r: r, name: r.Name(), size: size}
+}
+
+func (w *windowReader) ReadAt(p []byte, off int64) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if off < 0 {
+		return 0, fmt.Errorf("read %s at negative offset %d", w.name, off)
+	}
+	if len(p) > readAheadSize/2 { // large reads bypass the window
+		return w.r.ReadAt(p, off)
+	}
+	n := 0
+	for n < len(p) {
+		pos := off + int64(n)
+		if pos >= w.size {
+			return n, io.EOF
+		}
+		if pos < w.off || pos >= w.off+int64(len(w.buf)) {
+			if err := w.fill(pos); err != nil {
+				return n, err
+			}
+		}
+		n += copy(p[n:], w.buf[pos-w.off:])
+	}
+	return n, nil
+}
+
+// fill loads the window starting at pos.
+func (w *windowReader) fill(pos int64) error {
+	size := min(int64(readAheadSize), w.size-pos)
+	if cap(w.buf) < int(size) {
+		w.buf = make([]byte, readAheadSize)
+	}
+	w.buf = w.buf[:size]
+	got, err := w.r.ReadAt(w.buf, pos)
+	w.buf = w.buf[:got]
+	w.off = pos
+	if got == 0 && err != nil {
+		return err
+	}
+	return nil
 }
 
 type countingWriter struct {
@@ -620,4 +690,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// fsPath strips the scheme and authority of a fully qualified HDFS path:
+// the HDFS client names files by their path alone.
+func fsPath(p string) string {
+	if u, err := url.Parse(p); err == nil && u.Scheme != "" {
+		return u.Path
+	}
+	return p
 }

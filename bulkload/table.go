@@ -18,6 +18,7 @@ type MissingFamiliesError struct {
 	Families []string
 }
 
+// Error names the table and the missing families.
 func (e *MissingFamiliesError) Error() string {
 	return fmt.Sprintf("target table %s has no column famil%s %s (add %s, or copy fewer families)",
 		e.Table, plural(len(e.Families), "y", "ies"), strings.Join(e.Families, ", "), plural(len(e.Families), "it", "them"))

@@ -32,6 +32,9 @@ type Config struct {
 	MaxAttempts int
 	// Backoff is the wait between attempts; default 100ms doubling to 5s.
 	Backoff Backoff
+	// DialTimeout bounds opening a connection (TCP and connection header);
+	// default 10s.
+	DialTimeout time.Duration
 	// WriteTimeout bounds writing one request frame; default 30s.
 	WriteTimeout time.Duration
 	// MaxFrameSize caps a response frame; default DefaultMaxFrameSize.
@@ -158,10 +161,16 @@ func (c *Client) getConn(ctx context.Context, server ServerName, service Service
 			e = &connEntry{ready: make(chan struct{})}
 			c.conns[key] = e
 			c.mu.Unlock()
-			e.c, e.err = dialConn(ctx, server, service, connOptions{
+			timeout := c.cfg.DialTimeout
+			if timeout <= 0 {
+				timeout = 10 * time.Second
+			}
+			dctx, cancel := context.WithTimeout(ctx, timeout)
+			e.c, e.err = dialConn(dctx, server, service, connOptions{
 				auth: c.cfg.Auth, dialer: c.cfg.Dialer, writeTimeout: c.cfg.WriteTimeout,
 				maxFrameSize: c.cfg.MaxFrameSize, log: c.log,
 			})
+			cancel()
 			close(e.ready)
 			if e.err != nil {
 				c.dropConn(key, e)

@@ -223,6 +223,14 @@ func (c *conn) readLoop() {
 		case issued:
 			// An abandoned (cancelled) call: drop the late answer.
 			c.opts.log.Debug("hbase: dropping response to abandoned call", "server", c.server.Addr(), "call", resp.callID)
+		case resp.exception != nil:
+			// A connection-level exception (HBase answers a bad
+			// connection header with call id -1 and closes): fail every
+			// call with the server's reason.
+			re := newRemoteError(resp.exception)
+			re.Server, re.CallID = c.server, resp.callID
+			c.fail(&ConnError{Server: c.server, Err: re})
+			return
 		default:
 			c.fail(&ConnError{Server: c.server, Err: fmt.Errorf("%w: response to unknown call id %d", ErrProtocol, resp.callID)})
 			return

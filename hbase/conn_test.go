@@ -287,3 +287,21 @@ func TestConnServerHangUp(t *testing.T) {
 		t.Fatalf("err = %v classified %s, want Relocate", err, Classify(err))
 	}
 }
+
+func TestConnFatalConnectionException(t *testing.T) {
+	c, fs := startFake(t)
+	go func() {
+		if _, err := fs.read(); err != nil {
+			return
+		}
+		fs.reply(&pb.ResponseHeader{CallId: proto.Uint32(0xFFFFFFFF), Exception: &pb.ExceptionResponse{
+			ExceptionClassName: proto.String("org.apache.hadoop.hbase.ipc.FatalConnectionException"),
+			StackTrace:         proto.String("org.apache.hadoop.hbase.ipc.FatalConnectionException: bad header"),
+		}}, nil, nil)
+	}()
+	_, err := c.call(context.Background(), "Scan", &pb.ScanRequest{}, nil)
+	var re *RemoteError
+	if !errors.As(err, &re) || re.Message != "bad header" || Classify(err) != GiveUp {
+		t.Fatalf("err = %v (classified %s)", err, Classify(err))
+	}
+}

@@ -72,6 +72,7 @@ func (c *Claim) watch(sessionLost <-chan struct{}) {
 			}
 		case <-retry:
 		case <-sessionLost:
+			go c.r.dropIfMine(path, c.session)
 			return
 		case <-c.stop:
 			return
@@ -263,8 +264,31 @@ func (c *Claim) finish(ctx context.Context, res Result) error {
 	))
 	if err == nil {
 		c.end()
+		return nil
 	}
-	return c.fencedErr(what, i, err)
+	ferr := c.fencedErr(what, i, err)
+	if errors.Is(ferr, ErrLostClaim) && c.finishedEarlier(res) {
+		// An earlier attempt whose answer was lost did write it.
+		c.end()
+		return nil
+	}
+	return ferr
+}
+
+// finishedEarlier reports whether this claim's result is already stored: the
+// result is there, from this worker, and the task is at the version the
+// result's transaction left (no claim or reset since).
+func (c *Claim) finishedEarlier(res Result) bool {
+	b, _, err := c.r.conn.Get(c.r.p.result(c.job, c.task, res.Status))
+	if err != nil {
+		return false
+	}
+	got, err := decodeResult(b)
+	if err != nil || got != res {
+		return false
+	}
+	ok, st, err := c.r.conn.Exists(c.r.p.task(c.job, c.task))
+	return err == nil && ok && st.Version == c.epoch+1
 }
 
 // Release gives the task back (the worker stops without a result); its
@@ -325,4 +349,31 @@ func (c *Claim) Valid(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("registry: job %s: task %s: read task: %w", c.job, c.task, err)
 	}
 	return ok && st.Version == c.epoch && c.r.conn.SessionID() == c.session && !isClosed(c.lost), nil
+}
+
+// ClaimAny claims some claimable task of a job for a worker: it looks
+// through the buckets from start (mod Buckets; spread workers' starts, e.g. by
+// a hash of the worker id, so they do not all race for the same tasks) and
+// tries the tasks no one holds. Nothing claimable is ErrNotFound.
+func (r *Registry) ClaimAny(ctx context.Context, job, worker string, start int) (*Claim, error) {
+	start = ((start % Buckets) + Buckets) % Buckets
+	for i := 0; i < Buckets; i++ {
+		b := (start + i) % Buckets
+		ids, err := r.Claimable(ctx, job, b)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			c, err := r.ClaimTask(ctx, job, id, worker)
+			switch {
+			case err == nil:
+				return c, nil
+			case errors.Is(err, ErrClaimed), errors.Is(err, ErrFinished), errors.Is(err, ErrConflict), errors.Is(err, ErrNotFound):
+				// Someone got there first; try the next one.
+			default:
+				return nil, err
+			}
+		}
+	}
+	return nil, fmt.Errorf("registry: job %s: no claimable task: %w", job, ErrNotFound)
 }

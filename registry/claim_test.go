@@ -88,6 +88,14 @@ func TestClaimLifecycle(t *testing.T) {
 	if err := c2.Done(ctx); !errors.Is(err, ErrLostClaim) {
 		t.Fatalf("done twice: %v", err)
 	}
+	// A retry after an answer lost in transit (the claim does not know it
+	// ended) finds its own result and succeeds.
+	c2.mu.Lock()
+	c2.ended = false
+	c2.mu.Unlock()
+	if err := c2.Done(ctx); err != nil {
+		t.Fatalf("retried done: %v", err)
+	}
 	if _, err := r.ClaimTask(ctx, "j", "t-000", "w3"); !errors.Is(err, ErrFinished) {
 		t.Fatalf("claim of a done task: %v, want ErrFinished", err)
 	}
@@ -251,4 +259,60 @@ func TestClaimNodeDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	closedWithin(t, c2.Lost(), 30*time.Second, "Lost after Done")
+}
+
+// Workers drain a job with ClaimAny: every task is done exactly once.
+func TestClaimAnyDrainsJob(t *testing.T) {
+	server, root := testZK(t)
+	const tasks, workers = 60, 4
+	regs := make([]*Registry, workers)
+	for i := range regs {
+		regs[i] = open(t, server, root)
+	}
+	var ids []string
+	for i := 0; i < tasks; i++ {
+		ids = append(ids, fmt.Sprintf("r%02d-000", i))
+	}
+	setupJob(t, regs[0], ids...)
+	ctx := testCtx(t)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done = map[string]string{}
+	)
+	for i, r := range regs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := fmt.Sprintf("w%d", i)
+			for {
+				c, err := r.ClaimAny(ctx, "j", w, i*Buckets/workers)
+				if errors.Is(err, ErrNotFound) {
+					return
+				}
+				if err != nil {
+					t.Errorf("%s: %v", w, err)
+					return
+				}
+				mu.Lock()
+				if prev, ok := done[c.Task()]; ok {
+					t.Errorf("task %s claimed by %s after %s finished it", c.Task(), w, prev)
+				}
+				done[c.Task()] = w
+				mu.Unlock()
+				if err := c.Done(ctx); err != nil {
+					t.Errorf("%s: done %s: %v", w, c.Task(), err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(done) != tasks {
+		t.Fatalf("%d tasks done, want %d", len(done), tasks)
+	}
+	c, err := regs[0].Count(ctx, "j")
+	if err != nil || c != (Counts{Tasks: tasks, Done: tasks}) {
+		t.Fatalf("Count = %+v, %v", c, err)
+	}
 }

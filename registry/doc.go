@@ -31,6 +31,22 @@
 // an irreversible outside action (a bulk load), a holder calls Claim.Valid,
 // which syncs with the leader and reads the claim node's owner.
 //
+// A worker's loop, in brief:
+//
+//	c, err := reg.ClaimAny(ctx, job, workerID, Bucket(workerID))
+//	taskCtx, cancel := context.WithCancel(ctx)
+//	go func() { <-c.Lost(); cancel() }()     // claim lost: stop at once
+//	... copy, and before each bulk load:
+//	if ok, err := c.Valid(taskCtx); !ok || err != nil { stop }
+//	... after it: c.SaveCheckpoint(taskCtx, cp.Encode())
+//	c.Done(ctx) or c.Fail(ctx, err); on stop without a result, c.Release(ctx)
+//
+// and Classify(err) says what any error means: retry, stop (claim lost), or
+// give up.
+//
+// Calls to ZooKeeper take no context in go-zookeeper: ctx is checked before
+// each call, and a call in flight ends with the connection's own timeouts.
+//
 // Sessions. go-zookeeper opens a new session after the old one expires; every
 // ephemeral node of the old session (claims, worker registration, election
 // node) is gone then. The registry closes the channel returned by SessionLost

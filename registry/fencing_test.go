@@ -160,3 +160,58 @@ func TestPartitionLosesSession(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A session given up after a short partition may survive on the server; its
+// claim and election nodes must not outlive what they stood for. Whichever
+// way it goes (the server expired the session, or kept it and the registry
+// deletes them), the nodes go and another worker or candidate takes over.
+func TestGivenUpSessionLeavesNothing(t *testing.T) {
+	server, root := testZK(t)
+	ctx := testCtx(t)
+	proxy := newZKProxy(t, server)
+	// The server raises a 1 s timeout to its minimum (two ticks), so the
+	// registry gives up before the server would expire the session.
+	r1, err := Open(ctx, Config{Servers: []string{proxy.addr()}, Root: root, SessionTimeout: time.Second, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r1.Close)
+	r2 := open(t, server, root)
+	setupJob(t, r2, "t-000")
+	c1, err := r1.ClaimTask(ctx, "j", "t-000", "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1, err := r1.Campaign(ctx, "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := r1.SessionID()
+	proxy.partition()
+	closedWithin(t, c1.Lost(), time.Minute, "the claim to be lost while partitioned")
+	closedWithin(t, l1.Done(), time.Minute, "the leadership to end while partitioned")
+	proxy.heal()
+	waitFor(t, time.Minute, "r1 to have a session again", func() bool { return r1.SessionID() != 0 })
+	t.Logf("session before %#x, after %#x (same: the server kept it)", old, r1.SessionID())
+	var c2 *Claim
+	waitFor(t, time.Minute, "the old claim node to go", func() bool {
+		c2, err = r2.ClaimTask(ctx, "j", "t-000", "w2")
+		if err != nil && !errors.Is(err, ErrClaimed) {
+			t.Fatalf("claim: %v", err)
+		}
+		return err == nil
+	})
+	l2, err := r2.Campaign(ctx, "m2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.SaveCheckpoint(ctx, []byte("stale")); !errors.Is(err, ErrLostClaim) {
+		t.Fatalf("old holder's save: %v, want ErrLostClaim", err)
+	}
+	if err := c2.Done(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l2.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -24,7 +24,7 @@ type Job struct {
 // CreateJob registers a job in state Pending, with all its bucket folders, in
 // one transaction. A job that exists is ErrExists.
 func (r *Registry) CreateJob(ctx context.Context, id string, spec []byte) (Job, error) {
-	if err := ValidateID(id); err != nil {
+	if err := ValidateJobID(id); err != nil {
 		return Job{}, fmt.Errorf("registry: job: %w", err)
 	}
 	if len(spec) > MaxSpec {
@@ -55,7 +55,7 @@ func (r *Registry) CreateJob(ctx context.Context, id string, spec []byte) (Job, 
 
 // Job reads a job.
 func (r *Registry) Job(ctx context.Context, id string) (Job, error) {
-	if err := ValidateID(id); err != nil {
+	if err := ValidateJobID(id); err != nil {
 		return Job{}, fmt.Errorf("registry: job: %w", err)
 	}
 	if err := r.alive(ctx); err != nil {
@@ -96,7 +96,7 @@ func (r *Registry) SetJobState(ctx context.Context, j Job, to JobState, message 
 	if err := Transition(j.State, to); err != nil {
 		return Job{}, fmt.Errorf("registry: job %s: %w", j.ID, err)
 	}
-	if err := ValidateID(j.ID); err != nil {
+	if err := ValidateJobID(j.ID); err != nil {
 		return Job{}, fmt.Errorf("registry: job: %w", err)
 	}
 	if err := r.alive(ctx); err != nil {
@@ -118,7 +118,7 @@ func (r *Registry) SetJobState(ctx context.Context, j Job, to JobState, message 
 // DeleteJob removes a job with all its tasks, claims, checkpoints and results.
 // A job that does not exist is not an error.
 func (r *Registry) DeleteJob(ctx context.Context, id string) error {
-	if err := ValidateID(id); err != nil {
+	if err := ValidateJobID(id); err != nil {
 		return fmt.Errorf("registry: job: %w", err)
 	}
 	if err := r.deleteTree(ctx, r.p.job(id)); err != nil {
@@ -210,4 +210,33 @@ func parallel(ctx context.Context, n, width int, f func(i int) error) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// maxUpdateRaces bounds UpdateJob's retries after lost races.
+const maxUpdateRaces = 20
+
+// UpdateJob reads a job, asks decide for its next state and message, and
+// writes them with a version check, reading and deciding again when another
+// writer got there first (at most 20 times, then ErrConflict). decide sees
+// the job as stored; an error from it is returned as is. A decision that
+// keeps state and message writes nothing.
+func (r *Registry) UpdateJob(ctx context.Context, id string, decide func(Job) (JobState, string, error)) (Job, error) {
+	for attempt := 0; ; attempt++ {
+		j, err := r.Job(ctx, id)
+		if err != nil {
+			return Job{}, err
+		}
+		to, msg, err := decide(j)
+		if err != nil {
+			return j, err
+		}
+		if to == j.State && truncateMessage(msg) == j.Message {
+			return j, nil
+		}
+		nj, err := r.SetJobState(ctx, j, to, msg)
+		if errors.Is(err, ErrConflict) && attempt+1 < maxUpdateRaces {
+			continue
+		}
+		return nj, err
+	}
 }

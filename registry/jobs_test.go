@@ -2,6 +2,9 @@ package registry
 
 import (
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -72,5 +75,69 @@ func TestJobs(t *testing.T) {
 	}
 	if err := r.DeleteJob(ctx, "job-1"); err != nil {
 		t.Fatalf("deleting twice: %v", err)
+	}
+}
+
+// Concurrent read-decide-write loops: every decision lands exactly once.
+func TestUpdateJobRaces(t *testing.T) {
+	server, root := testZK(t)
+	r := open(t, server, root)
+	ctx := testCtx(t)
+	if _, err := r.CreateJob(ctx, "j", []byte("spec")); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := r.UpdateJob(ctx, "j", func(j Job) (JobState, string, error) {
+				// Each updater appends its mark to the message.
+				return JobPending, j.Message + fmt.Sprintf("[%d]", i), nil
+			})
+			if err != nil {
+				t.Errorf("updater %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	j, err := r.Job(ctx, "j")
+	if err != nil || j.Version != n || string(j.Spec) != "spec" {
+		t.Fatalf("job after %d updates: %+v, %v", n, j, err)
+	}
+	for i := 0; i < n; i++ {
+		if !strings.Contains(j.Message, fmt.Sprintf("[%d]", i)) {
+			t.Errorf("update %d lost: message %q", i, j.Message)
+		}
+	}
+	refused := errors.New("no")
+	if _, err := r.UpdateJob(ctx, "j", func(Job) (JobState, string, error) { return 0, "", refused }); err != refused {
+		t.Fatalf("decide's error: %v", err)
+	}
+	if _, err := r.UpdateJob(ctx, "j", func(Job) (JobState, string, error) { return JobDone, "", nil }); !errors.Is(err, ErrTransition) {
+		t.Fatalf("pending to done: %v", err)
+	}
+}
+
+// The longest root and job id still create a job, all bucket folders in one
+// transaction, under the 1 MB packet limit.
+func TestLongestJobPaths(t *testing.T) {
+	server, root := testZK(t)
+	long := root + "/" + strings.Repeat("r", MaxRootLen-len(root)-1)
+	r := open(t, server, long)
+	ctx := testCtx(t)
+	id := strings.Repeat("j", MaxJobIDLen)
+	if _, err := r.CreateJob(ctx, id, make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddTasks(ctx, id, []Task{{ID: strings.Repeat("t", MaxIDLen), Spec: []byte("s")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DeleteJob(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CreateJob(ctx, id+"j", nil); err == nil {
+		t.Fatal("job id over MaxJobIDLen accepted")
 	}
 }

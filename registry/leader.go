@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -117,7 +118,9 @@ func (r *Registry) Campaign(ctx context.Context, id string) (*Leadership, error)
 		if l != nil {
 			return l, nil
 		}
-		// The session was lost: the node is gone with it, enter again.
+		// The session was lost: the node is gone with it (or is deleted
+		// here if the server kept the session); enter again.
+		go r.dropIfMine(path, session)
 	}
 }
 
@@ -130,10 +133,10 @@ func (r *Registry) await(ctx context.Context, id, mine string, session int64, lo
 		}
 		names, _, err := r.conn.Children(r.p.leaderDir())
 		if err != nil {
-			if isClosed(lost) {
-				return nil, nil
+			if gone, err := r.campaignErr(ctx, id, err, lost); gone || err != nil {
+				return nil, err
 			}
-			return nil, fmt.Errorf("registry: campaign %s: %w", id, err)
+			continue
 		}
 		prev, leading, ok := predecessor(sortElection(names), mine)
 		if !ok {
@@ -144,10 +147,10 @@ func (r *Registry) await(ctx context.Context, id, mine string, session int64, lo
 		}
 		exists, _, ch, err := r.conn.ExistsW(r.p.leaderDir() + "/" + prev)
 		if err != nil {
-			if isClosed(lost) {
-				return nil, nil
+			if gone, err := r.campaignErr(ctx, id, err, lost); gone || err != nil {
+				return nil, err
 			}
-			return nil, fmt.Errorf("registry: campaign %s: watch %s: %w", id, prev, err)
+			continue
 		}
 		if !exists {
 			continue
@@ -164,6 +167,22 @@ func (r *Registry) await(ctx context.Context, id, mine string, session int64, lo
 	}
 }
 
+// campaignErr decides what a failed call means to a waiting candidate: its
+// session is gone (gone), a passing failure to retry after a pause (false,
+// nil), or an error to return.
+func (r *Registry) campaignErr(ctx context.Context, id string, err error, lost <-chan struct{}) (bool, error) {
+	switch Classify(err) {
+	case ActionStop:
+		return true, nil
+	case ActionRetry:
+		if isClosed(lost) {
+			return true, nil
+		}
+		return false, r.pause(ctx, retryPause)
+	}
+	return true, fmt.Errorf("registry: campaign %s: %w", id, err)
+}
+
 // lead returns the Leadership of a node that leads, and watches it.
 func (r *Registry) lead(id, mine string, session int64, lost <-chan struct{}) *Leadership {
 	l := &Leadership{r: r, id: id, path: r.p.leaderDir() + "/" + mine, session: session,
@@ -172,14 +191,28 @@ func (r *Registry) lead(id, mine string, session int64, lost <-chan struct{}) *L
 		defer close(l.done)
 		for {
 			ok, _, ch, err := r.conn.ExistsW(l.path)
-			if err != nil || !ok {
-				r.log.Warn("leadership lost", "candidate", id, "exists", ok, "err", err)
+			switch {
+			case errors.Is(err, zk.ErrSessionExpired):
+				r.log.Warn("leadership lost with the session", "candidate", id)
 				return
+			case err != nil:
+				// No connection: look again after a pause, unless the
+				// session is given up meanwhile.
+				ch = nil
+			case !ok:
+				r.log.Warn("leadership lost: election node deleted", "candidate", id)
+				return
+			}
+			var retry <-chan time.Time
+			if ch == nil {
+				retry = time.After(retryPause)
 			}
 			select {
 			case <-ch:
+			case <-retry:
 			case <-lost:
 				r.log.Warn("leadership lost with the session", "candidate", id)
+				go r.dropIfMine(l.path, session)
 				return
 			case <-l.resign:
 				return

@@ -10,8 +10,24 @@ import (
 // Buckets is the number of buckets a job's tasks are spread over.
 const Buckets = 256
 
-// MaxIDLen bounds job, task and worker ids.
+// MaxIDLen bounds task and worker ids.
 const MaxIDLen = 200
+
+// MaxJobIDLen and MaxRootLen bound a job id and the root path, so that
+// creating a job with all its bucket folders in one transaction stays well
+// under 1 MB (at most about 420 KB).
+const (
+	MaxJobIDLen = 128
+	MaxRootLen  = 128
+)
+
+// ValidateJobID checks a job id: ValidateID, at most MaxJobIDLen bytes.
+func ValidateJobID(id string) error {
+	if len(id) > MaxJobIDLen {
+		return fmt.Errorf("job id %.20q...: longer than %d bytes", id, MaxJobIDLen)
+	}
+	return ValidateID(id)
+}
 
 // Bucket returns the bucket of a task id: FNV-1a of the id modulo Buckets.
 func Bucket(taskID string) int {
@@ -56,6 +72,9 @@ func ValidateID(id string) error {
 func ValidateRoot(root string) error {
 	if !strings.HasPrefix(root, "/") || root == "/" {
 		return fmt.Errorf("root %q: must be an absolute path below /", root)
+	}
+	if len(root) > MaxRootLen {
+		return fmt.Errorf("root %.20q...: longer than %d bytes", root, MaxRootLen)
 	}
 	if path.Clean(root) != root {
 		return fmt.Errorf("root %q: not a clean path", root)

@@ -53,6 +53,18 @@ func TestValidateID(t *testing.T) {
 	}
 }
 
+func TestValidateJobID(t *testing.T) {
+	if err := ValidateJobID(strings.Repeat("j", MaxJobIDLen)); err != nil {
+		t.Error(err)
+	}
+	if err := ValidateJobID(strings.Repeat("j", MaxJobIDLen+1)); err == nil {
+		t.Error("long job id accepted")
+	}
+	if err := ValidateJobID("a/b"); err == nil {
+		t.Error("bad job id accepted")
+	}
+}
+
 func TestValidateRoot(t *testing.T) {
 	for _, tc := range []struct {
 		root string
@@ -66,6 +78,8 @@ func TestValidateRoot(t *testing.T) {
 		{"/rangecopy/", false},
 		{"/a//b", false},
 		{"/a/../b", false},
+		{"/" + strings.Repeat("a", MaxRootLen-1), true},
+		{"/" + strings.Repeat("a", MaxRootLen), false},
 	} {
 		if err := ValidateRoot(tc.root); (err == nil) != tc.ok {
 			t.Errorf("ValidateRoot(%q) = %v, want ok=%v", tc.root, err, tc.ok)

@@ -308,3 +308,33 @@ func (r *Registry) pause(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// dropIfMine deletes an ephemeral node of a session that the registry gave
+// up on (the connection was down for a whole session timeout) but that the
+// server kept: once connected again, if the session is still the same, the
+// node would otherwise outlive the claim or leadership it stood for. If the
+// session changed, the server expired the old one and its nodes are gone.
+// It runs in its own goroutine and gives up after a few session timeouts.
+func (r *Registry) dropIfMine(path string, session int64) {
+	deadline := time.Now().Add(3 * r.timeout)
+	for time.Now().Before(deadline) {
+		if r.conn.State() == zk.StateHasSession {
+			if r.conn.SessionID() != session {
+				return
+			}
+			ok, st, err := r.conn.Exists(path)
+			if err == nil {
+				if ok && st.EphemeralOwner == session {
+					err = r.conn.Delete(path, st.Version)
+					r.log.Info("deleted a node of a session given up", "path", path, "err", err)
+				}
+				if err == nil || errors.Is(err, zk.ErrNoNode) {
+					return
+				}
+			}
+		}
+		if r.pause(context.Background(), retryPause) != nil {
+			return
+		}
+	}
+}

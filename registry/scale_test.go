@@ -94,8 +94,10 @@ func TestScale20k(t *testing.T) {
 			largest, largestAt = size, len(ids)
 		}
 	}
-	// The largest transaction: CreateJob's, about one path per bucket folder.
-	createJob := len(kinds)*Buckets*(len(r.p.bucketDir("big", kindCheckpoints, 0))+24) + 1000
+	// The largest transaction: CreateJob's, one create per bucket folder. A
+	// create in a transaction costs about 48 bytes besides its path (op
+	// header, data and ACL lengths, the world:anyone ACL, flags).
+	createJob := len(kinds)*Buckets*(len(r.p.bucketDir("big", kindCheckpoints, 0))+48) + 1000
 	t.Logf("add %d tasks (%d-byte specs, batches of <= %d KiB or %d ops): %v (%.0f tasks/s)",
 		n, maxSpec, batchBytes>>10, batchOps, add, float64(n)/add.Seconds())
 	t.Logf("list all task ids (%d children listings): %v", Buckets, list)

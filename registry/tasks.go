@@ -28,7 +28,7 @@ const (
 // is left alone (a master that re-plans after a crash adds the same tasks
 // again); with another spec it is ErrExists. Tasks of a batch appear together.
 func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error {
-	if err := ValidateID(job); err != nil {
+	if err := ValidateJobID(job); err != nil {
 		return fmt.Errorf("registry: job: %w", err)
 	}
 	seen := make(map[string]bool, len(tasks))
@@ -168,7 +168,7 @@ type Counts struct {
 // bucket (1,024 calls, pipelined on the connection), whatever the number of
 // tasks. A claim or result of a task that is not registered is not counted.
 func (r *Registry) Count(ctx context.Context, job string) (Counts, error) {
-	if err := ValidateID(job); err != nil {
+	if err := ValidateJobID(job); err != nil {
 		return Counts{}, fmt.Errorf("registry: job: %w", err)
 	}
 	var per [Buckets]Counts
@@ -343,7 +343,7 @@ func (r *Registry) ResetTask(ctx context.Context, job, task string) error {
 }
 
 func (r *Registry) list(ctx context.Context, job, kind string, bucket int) ([]string, error) {
-	if err := ValidateID(job); err != nil {
+	if err := ValidateJobID(job); err != nil {
 		return nil, fmt.Errorf("registry: job: %w", err)
 	}
 	if bucket < 0 || bucket >= Buckets {
@@ -371,7 +371,7 @@ func (r *Registry) listAll(ctx context.Context, job, kind string) ([][]string, e
 }
 
 func validateTask(job, task string) error {
-	if err := ValidateID(job); err != nil {
+	if err := ValidateJobID(job); err != nil {
 		return fmt.Errorf("registry: job: %w", err)
 	}
 	if err := ValidateID(task); err != nil {

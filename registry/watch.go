@@ -25,7 +25,7 @@ type fired struct {
 // changes may have been missed. The channel is closed when ctx ends or the
 // job is deleted.
 func (r *Registry) WatchJob(ctx context.Context, job string) (<-chan struct{}, error) {
-	if err := ValidateID(job); err != nil {
+	if err := ValidateJobID(job); err != nil {
 		return nil, fmt.Errorf("registry: job: %w", err)
 	}
 	jobPath := r.p.job(job)

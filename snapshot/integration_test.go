@@ -90,11 +90,15 @@ func (s *cluster) pin(t *testing.T, table string) (*snapshot.Pinned, string) {
 	t.Helper()
 	name := testenv.UniqueName(t, "snap")
 	ctx := testCtx(t)
+	start := time.Now()
 	p, err := snapshot.Pin(ctx, s.client, s.fs, s.root, table, name, snapshot.Options{Logger: testLogger()})
+	if err == nil {
+		t.Logf("pinned %s as %s in %v: %d regions, %d files", table, name, time.Since(start).Round(time.Millisecond), len(p.Regions), len(p.Files))
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := snapshot.Release(ctx, s.client, name); err != nil {
+		if err := snapshot.Release(ctx, s.client, name); err != nil && !errors.Is(err, hbase.ErrSnapshotNotFound) {
 			t.Logf("release %s: %v", name, err)
 		}
 	})
@@ -343,7 +347,7 @@ func TestPinSplitReferences(t *testing.T) {
 	table := testenv.UniqueName(t, "split")
 	// System compactions would rewrite the daughters' references soon
 	// after the split; with compactions off for the table they stay.
-	err := s.client.CreateTable(testCtx(t), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f"}},
+	err := s.client.CreateTable(testCtx(t), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f", BlockSize: 1024}},
 		Attributes: map[string]string{"COMPACTION_ENABLED": "false"}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -365,10 +369,28 @@ func TestPinSplitReferences(t *testing.T) {
 	if err := s.c.Split(testCtx(t), table, []byte("r0500")); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := s.pin(t, table)
+	p, name := s.pin(t, table)
 	s.checkRegions(t, table, p)
 	if len(p.Regions) != 2 {
 		t.Fatalf("regions = %v", p.Regions)
+	}
+	// The manifest lists the parent too, offline and split, with its own
+	// file; Read leaves it out.
+	m, err := snapshot.ReadManifest(testCtx(t), s.fs, s.root, name, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents := 0
+	for _, r := range m.Regions {
+		if r.IsSplitParent() {
+			parents++
+			if r.EncodedName != parent {
+				t.Errorf("split parent %s, want %s", r.EncodedName, parent)
+			}
+		}
+	}
+	if len(m.Regions) != 3 || parents != 1 {
+		t.Errorf("manifest regions = %+v, want the parent and two daughters", m.Regions)
 	}
 	wantRows := [][2]string{{"r0000", "r0499"}, {"r0500", "r0999"}}
 	wantRange := []hfile.Range{hfile.RangeBottom, hfile.RangeTop}
@@ -388,10 +410,25 @@ func TestPinSplitReferences(t *testing.T) {
 		if in.Reference == nil || in.Reference.Range != wantRange[i] || in.Path != path.Join(s.root, "data/default", table, parent, "f", parentFiles[0]) {
 			t.Errorf("region %s: input %+v (reference %+v)", r.EncodedName, in, in.Reference)
 		}
+		// A worker that has only the file's name reads the reference from
+		// the daughter's reference file, as HBase wrote it.
+		byName, err := snapshot.Resolve(testCtx(t), s.fs, s.root, table, snapshot.ManifestFile{Region: r.EncodedName, Family: "f", Name: f.Name})
+		if err != nil || byName.Path != in.Path || byName.Reference == nil || byName.Reference.Range != in.Reference.Range ||
+			!bytes.Equal(byName.Reference.SplitKey, in.Reference.SplitKey) {
+			t.Errorf("region %s: resolved by name to %+v (%v), from the manifest to %+v", r.EncodedName, byName, err, in)
+		}
 		if string(f.FirstRow) != wantRows[i][0] || string(f.LastRow) != wantRows[i][1] {
 			t.Errorf("region %s: rows [%s, %s], want %v", r.EncodedName, f.FirstRow, f.LastRow, wantRows[i])
 		}
-		for _, e := range f.Index {
+		idx := f.Index
+		if wantRange[i] == hfile.RangeBottom {
+			// The bottom half's index ends with the parent's first block past it.
+			idx = idx[:len(idx)-1]
+		}
+		if len(idx) < 2 {
+			t.Errorf("region %s: index %v", r.EncodedName, f.Index)
+		}
+		for _, e := range idx {
 			if !r.Rows.Contains(e.Row) {
 				t.Errorf("region %s: index row %q outside %v", r.EncodedName, e.Row, r.Rows)
 			}
@@ -400,6 +437,24 @@ func TestPinSplitReferences(t *testing.T) {
 			t.Errorf("region %s: %d cells, want 500", r.EncodedName, n)
 		}
 	}
+	// Each daughter's planned bytes are about half the parent file, and
+	// together about the whole of it.
+	plan, err := job.Make(job.Spec{Table: table}, p.Regions, p.Files, job.PlanOptions{TaskBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parentSize := p.Files[0].Size
+	var sum int64
+	for _, task := range plan.Tasks {
+		if task.Bytes >= parentSize*3/4 {
+			t.Errorf("task %s: %d bytes of a %d-byte parent file", task.ID, task.Bytes, parentSize)
+		}
+		sum += task.Bytes
+	}
+	if sum < parentSize/2 || sum > parentSize+4096 {
+		t.Errorf("daughters' tasks: %d bytes, the parent file %d", sum, parentSize)
+	}
+	t.Logf("daughters' tasks estimate %d bytes of the parent file's %d", sum, parentSize)
 }
 
 func TestPinThenMajorCompactionMovesToArchive(t *testing.T) {
@@ -525,7 +580,9 @@ func TestPinClonedTableResolvesLinks(t *testing.T) {
 
 func TestPinTimeRanges(t *testing.T) {
 	s := source(t)
-	table := s.table(t, testenv.UniqueName(t, "time"), []testenv.Family{{Name: "f", MaxVersions: 5}}, nil)
+	// In a namespace of its own, so that Pin meets a namespaced table.
+	ns := nonNamespace.ReplaceAllString(testenv.UniqueName(t, "tns"), "_")
+	table := s.table(t, ns+":"+testenv.UniqueName(t, "time"), []testenv.Family{{Name: "f", MaxVersions: 5}}, nil)
 	// Two flushes of cells with explicit timestamps: [1000, 1099] and
 	// [5000, 5099], the same rows, so the region's two files overlap in
 	// rows but not in time.
@@ -541,7 +598,7 @@ func TestPinTimeRanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, _ := s.pin(t, table)
+	p, name := s.pin(t, table)
 	if len(p.Files) != 2 {
 		t.Fatalf("files = %v", names(p.Files))
 	}
@@ -551,6 +608,12 @@ func TestPinTimeRanges(t *testing.T) {
 			t.Fatalf("file %s has no TIMERANGE", f.Name)
 		}
 		got = append(got, [2]int64{f.MinTime, f.MaxTime})
+	}
+	for _, f := range p.Files {
+		in, _ := p.Input(f)
+		if want := path.Join(s.root, "data", ns, strings.TrimPrefix(table, ns+":"), f.Region, "f", f.Name); in.Path != want {
+			t.Errorf("file %s: resolved to %s, want %s", f.Name, in.Path, want)
+		}
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i][0] < got[j][0] })
 	if got[0] != [2]int64{1000, 1099} || got[1] != [2]int64{5000, 5099} {
@@ -567,6 +630,30 @@ func TestPinTimeRanges(t *testing.T) {
 	}
 	if len(plan.Pruned) != 1 || plan.Pruned[0].Reason != job.PrunedByTime || plan.Pruned[0].File.MinTime != 1000 {
 		t.Errorf("pruned = %+v", plan.Pruned)
+	}
+
+	// Pin again under the same name (a master restarted mid-job) reads
+	// the snapshot taken before instead of taking a new one; another
+	// table under that name is refused.
+	s.put(t, table, "f", rows("later", 0, 10), "q", 0)
+	again, err := snapshot.Pin(testCtx(t), s.client, s.fs, s.root, table, name, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Info.Created.Equal(p.Info.Created) || strings.Join(names(again.Files), ",") != strings.Join(names(p.Files), ",") {
+		t.Errorf("pinned again: %+v with %v, first %+v with %v", again.Info, names(again.Files), p.Info, names(p.Files))
+	}
+	other := s.table(t, testenv.UniqueName(t, "other"), []testenv.Family{{Name: "f"}}, nil)
+	if _, err := snapshot.Pin(testCtx(t), s.client, s.fs, s.root, other, name, snapshot.Options{}); err == nil || !strings.Contains(err.Error(), "is of table "+table) {
+		t.Errorf("pin of %s under the name of a snapshot of %s: %v", other, table, err)
+	}
+
+	// Release deletes the snapshot: its manifest is gone.
+	if err := snapshot.Release(testCtx(t), s.client, name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.Read(testCtx(t), s.fs, s.root, name, snapshot.Options{}); !errors.Is(err, snapshot.ErrNotFound) {
+		t.Errorf("read after release: %v, want ErrNotFound", err)
 	}
 }
 

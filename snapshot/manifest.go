@@ -38,7 +38,8 @@ var (
 	// ErrTooLarge reports metadata beyond the Limits.
 	ErrTooLarge = errors.New("snapshot metadata too large")
 	// ErrUnsupported reports a valid snapshot that uses something rangecopy
-	// does not copy (v1 manifests, MOB families).
+	// does not copy (v1 manifests, MOB families, erasure-coded or encrypted
+	// HDFS files, encrypted HFiles).
 	ErrUnsupported = errors.New("unsupported snapshot")
 )
 
@@ -254,6 +255,7 @@ func DecodeManifest(info, manifest []byte, lim Limits) (*Manifest, error) {
 	}
 	ns, qual := splitTable(m.Info.Table)
 	seen := make(map[string]bool)
+	files := make(map[FileKey]bool)
 	for i, rm := range dm.GetRegionManifests() {
 		ri := rm.GetRegionInfo()
 		tn := ri.GetTableName()
@@ -300,6 +302,11 @@ func DecodeManifest(info, manifest []byte, lim Limits) (*Manifest, error) {
 				if _, err := ParseFileName(mf.Name, mf.Reference != nil); err != nil {
 					return nil, fmt.Errorf("%s: region %s family %s: %w", what, r.EncodedName, family, err)
 				}
+				key := FileKey{Region: mf.Region, Family: family, Name: mf.Name}
+				if files[key] {
+					return nil, fmt.Errorf("%s: region %s family %s: file %s listed twice: %w", what, r.EncodedName, family, mf.Name, ErrCorrupt)
+				}
+				files[key] = true
 				m.Files = append(m.Files, mf)
 			}
 		}
@@ -405,9 +412,14 @@ func ReadManifest(ctx context.Context, fsys FS, rootDir, name string, lim Limits
 		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
 	var desc pb.SnapshotDescription
-	if err := proto.Unmarshal(info, &desc); err == nil && desc.GetVersion() != manifestVersion {
-		// Let DecodeManifest word the refusal of v1 manifests.
-		return DecodeManifest(info, nil, lim)
+	if err := proto.Unmarshal(info, &desc); err != nil || desc.GetVersion() != manifestVersion {
+		// A corrupt description or a v1 snapshot: DecodeManifest words
+		// the refusal, whether or not a data.manifest exists.
+		_, err := DecodeManifest(info, nil, lim)
+		if err == nil {
+			err = fmt.Errorf("%s: %w", infoFile, ErrCorrupt)
+		}
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	man, err := readSmall(ctx, fsys, path.Join(dir, dataManifest), lim.MaxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -101,6 +101,14 @@ func TestReadManifestRefusals(t *testing.T) {
 			m.regions[0].files = map[string][]mFile{"f": {{name: "aa"}, {name: "bb"}}}
 			m.write(t, dir, "s")
 		}, Limits{MaxFiles: 1}, ErrTooLarge, "more than 1 store files"},
+		{"corrupt snapshotinfo, no data.manifest", func(t *testing.T, dir string) {
+			put(t, dir, path.Join(testRoot, ".hbase-snapshot/s/.snapshotinfo"), []byte{0xff, 0xff})
+		}, Limits{}, ErrCorrupt, ".snapshotinfo"},
+		{"file listed twice", func(t *testing.T, dir string) {
+			m := simpleTable()
+			m.regions[0].files = map[string][]mFile{"f": {{name: "aa"}, {name: "aa"}}}
+			m.write(t, dir, "s")
+		}, Limits{}, ErrCorrupt, "file aa listed twice"},
 		{"store file name with a slash", func(t *testing.T, dir string) {
 			m := simpleTable()
 			m.regions[0].files = map[string][]mFile{"f": {{name: "../../x"}}}

@@ -3,9 +3,12 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
+	"time"
 
 	"rangecopy/hbase"
 	"rangecopy/hfile"
@@ -49,7 +52,8 @@ type Pinned struct {
 	// Regions are the snapshot's regions in key order, split parents and
 	// read replicas left out; they cover the table.
 	Regions []job.Region
-	// Files are the store files of Regions with their facts, ordered by
+	// Files are the store files of Regions with their facts (see Facts for
+	// the facts of a half file), ordered by
 	// region (key order), family and name. Files with no cells (an empty
 	// HFile, or a half of a parent file with nothing on its side) are left
 	// out: there is nothing to copy in them.
@@ -66,11 +70,21 @@ func (p *Pinned) Input(f job.StoreFile) (Input, bool) {
 
 // Pin takes a flush snapshot of table with client, waits until it is done,
 // and reads it (see Read). rootDir is the source's hbase.rootdir path in fsys.
-// On a failure after the snapshot was taken, the snapshot is left for the
-// caller to Release.
+//
+// Pin is idempotent: when a complete snapshot of that name already exists, it
+// is read as it is (it must be of the same table), so a master that restarts
+// mid-job pins the same point in time again rather than a new one. On a
+// failure after the snapshot was taken, the snapshot is left for the caller
+// to Release.
 func Pin(ctx context.Context, client *hbase.Client, fsys FS, rootDir, table, snapshotName string, opts Options) (*Pinned, error) {
-	if err := client.CreateSnapshot(ctx, table, snapshotName); err != nil {
-		return nil, fmt.Errorf("pin table %s: %w", table, err)
+	_, err := ReadManifest(ctx, fsys, rootDir, snapshotName, opts.Limits)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if err := client.CreateSnapshot(ctx, table, snapshotName); err != nil {
+			return nil, fmt.Errorf("pin table %s: %w", table, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("pin table %s: existing snapshot %s: %w", table, snapshotName, err)
 	}
 	p, err := Read(ctx, fsys, rootDir, snapshotName, opts)
 	if err != nil {
@@ -94,12 +108,16 @@ func Release(ctx context.Context, client *hbase.Client, name string) error {
 // file, and every file's facts, opening at most opts.Parallelism files at once.
 func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pinned, error) {
 	opts = opts.withDefaults()
+	start := time.Now()
 	m, err := ReadManifest(ctx, fsys, rootDir, name, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
 	p := &Pinned{Info: m.Info, Schema: m.Schema, Inputs: map[FileKey]Input{}}
 	regions := Readable(m.Regions)
+	if err := checkCoverage(regions); err != nil {
+		return nil, fmt.Errorf("snapshot %s of table %s: %w", name, m.Info.Table, err)
+	}
 	keep := make(map[string]bool, len(regions))
 	for _, r := range regions {
 		keep[r.EncodedName] = true
@@ -163,6 +181,12 @@ func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pi
 		order[r.EncodedName] = i
 	}
 	sortFiles(p.Files, order)
+	var total int64
+	for _, f := range p.Files {
+		total += f.Size
+	}
+	opts.Logger.Info("snapshot read", "snapshot", name, "table", m.Info.Table, "regions", len(p.Regions),
+		"files", len(p.Files), "empty_files", len(files)-len(p.Files), "bytes", total, "took", time.Since(start))
 	return p, nil
 }
 
@@ -181,10 +205,39 @@ func Readable(rs []RegionInfo) []RegionInfo {
 	return out
 }
 
+// checkCoverage verifies that regions, in key order, cover the whole table
+// without gaps or overlaps, so that no data of the snapshot can be left out
+// unnoticed.
+func checkCoverage(regions []RegionInfo) error {
+	if len(regions) == 0 {
+		return fmt.Errorf("no regions to read: %w", ErrCorrupt)
+	}
+	if len(regions[0].StartKey) != 0 {
+		return fmt.Errorf("the first region %s starts at %s, not at the table's start: %w", regions[0].EncodedName, job.FormatKey(regions[0].StartKey), ErrCorrupt)
+	}
+	for i := 1; i < len(regions); i++ {
+		prev, r := regions[i-1], regions[i]
+		if len(prev.EndKey) == 0 || !bytes.Equal(prev.EndKey, r.StartKey) {
+			return fmt.Errorf("region %s ends at %s but the next region %s starts at %s: %w", prev.EncodedName, job.FormatKey(prev.EndKey),
+				r.EncodedName, job.FormatKey(r.StartKey), ErrCorrupt)
+		}
+	}
+	if last := regions[len(regions)-1]; len(last.EndKey) != 0 {
+		return fmt.Errorf("the last region %s ends at %s, not at the table's end: %w", last.EncodedName, job.FormatKey(last.EndKey), ErrCorrupt)
+	}
+	return nil
+}
+
 // Facts opens the resolved file in and returns the facts of the manifest's
 // store file f: size, first and last rows, TIMERANGE and a sample of at most
 // maxIndex index entries, all clipped to the half a reference selects. ok is
 // false when the file (or its half) holds no cells.
+//
+// Size is the length of the file holding the bytes (the parent's, for a
+// half). The index of a bottom half ends with one more entry, the parent's
+// first block past the half (its row lies beyond LastRow), so that byte
+// estimates from index offsets stop where the half does; a top half's index
+// starts at the block holding its first row.
 func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int) (sf job.StoreFile, ok bool, err error) {
 	sf = job.StoreFile{Region: f.Region, Family: f.Family, Name: f.Name, Size: in.Size}
 	if err := ctx.Err(); err != nil {
@@ -227,7 +280,24 @@ func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int)
 		return sf, false, fmt.Errorf("%s: %w", what, err)
 	}
 	sf.Index = sampleIndex(clipIndex(idx, sf.FirstRow, sf.LastRow), maxIndex)
+	if in.Reference != nil && in.Reference.Range == hfile.RangeBottom {
+		// Mark where the half ends, so that estimates of the bytes of a
+		// row range (offset differences, job.Make) stop there rather than
+		// at the end of the parent file.
+		if end, ok := firstAfter(idx, sf.LastRow); ok {
+			sf.Index = append(sf.Index, end)
+		}
+	}
 	return sf, true, nil
+}
+
+// firstAfter returns the first index entry whose row sorts after row.
+func firstAfter(entries []job.IndexEntry, row []byte) (job.IndexEntry, bool) {
+	i := sort.Search(len(entries), func(i int) bool { return bytes.Compare(entries[i].Row, row) > 0 })
+	if i == len(entries) {
+		return job.IndexEntry{}, false
+	}
+	return entries[i], true
 }
 
 // clipIndex keeps the index entries of [first, last]: the block that holds

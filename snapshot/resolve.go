@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/colinmarc/hdfs/v2"
+
 	"rangecopy/hfile"
 )
 
@@ -97,6 +99,9 @@ func find(ctx context.Context, fsys FS, paths []string) (Input, error) {
 		if st.IsDir() {
 			return Input{}, fmt.Errorf("%s is a folder, not an HFile: %w", p, ErrCorrupt)
 		}
+		if err := checkReadable(p, st); err != nil {
+			return Input{}, err
+		}
 		return Input{Path: p, Size: st.Size()}, nil
 	}
 	return Input{}, fmt.Errorf("found nowhere; looked in %s: %w", strings.Join(paths, ", "), ErrNotFound)
@@ -118,4 +123,21 @@ func readReference(ctx context.Context, fsys FS, paths []string) (*hfile.Referen
 		return nil, fmt.Errorf("reference file %s: %w", in.Path, err)
 	}
 	return ref, nil
+}
+
+// checkReadable refuses HDFS files that our HDFS client cannot read as plain
+// bytes: erasure-coded files (striped blocks) and files in an encryption
+// zone (HDFS transparent encryption), as DESIGN.md decides.
+func checkReadable(p string, st fs.FileInfo) error {
+	hs, ok := st.Sys().(*hdfs.FileStatus)
+	if !ok || hs == nil {
+		return nil
+	}
+	if ec := hs.GetEcPolicy(); ec != nil {
+		return fmt.Errorf("%s is erasure-coded (policy %s), which rangecopy does not read yet: %w", p, ec.GetName(), ErrUnsupported)
+	}
+	if hs.GetFileEncryptionInfo() != nil {
+		return fmt.Errorf("%s lies in an HDFS encryption zone, which rangecopy does not read yet: %w", p, ErrUnsupported)
+	}
+	return nil
 }

@@ -222,10 +222,22 @@ func TestReadLocal(t *testing.T) {
 		if (in.Reference == nil) != (w.ref == nil) || (w.ref != nil && in.Reference.Range != *w.ref) {
 			t.Errorf("file %d: reference %+v, want range %v", i, in.Reference, w.ref)
 		}
-		if len(f.Index) == 0 || len(f.Index) > 10 || string(f.Index[0].Row) != w.first {
+		if len(f.Index) < 2 || string(f.Index[0].Row) != w.first {
 			t.Errorf("file %d: index %d entries, first %q", i, len(f.Index), f.Index[0].Row)
 		}
-		for j, e := range f.Index {
+		idx := f.Index
+		if w.ref != nil && *w.ref == hfile.RangeBottom {
+			// A bottom half's index ends with the parent's first block past it.
+			end := idx[len(idx)-1]
+			idx = idx[:len(idx)-1]
+			if bytes.Compare(end.Row, []byte("k")) < 0 || end.Offset <= idx[len(idx)-1].Offset {
+				t.Errorf("file %d: end marker %q at %d", i, end.Row, end.Offset)
+			}
+		}
+		if len(idx) > 10 {
+			t.Errorf("file %d: %d index entries, want at most 10", i, len(idx))
+		}
+		for j, e := range idx {
 			if bytes.Compare(e.Row, f.FirstRow) < 0 || bytes.Compare(e.Row, f.LastRow) > 0 || (j > 0 && e.Offset < f.Index[j-1].Offset) {
 				t.Errorf("file %d: index entry %d (%q at %d) outside [%q, %q] or out of order", i, j, e.Row, e.Offset, f.FirstRow, f.LastRow)
 			}
@@ -239,6 +251,23 @@ func TestReadLocal(t *testing.T) {
 	if len(plan.Tasks) < len(p.Regions) {
 		t.Errorf("plan has %d tasks for %d regions", len(plan.Tasks), len(p.Regions))
 	}
+	// The daughters' estimates add up to the parent files' bytes (give or
+	// take the blocks around the split), not to twice that.
+	whole, err := job.Make(job.Spec{Table: "ns:t"}, p.Regions, p.Files, job.PlanOptions{TaskBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var daughters int64
+	for _, task := range whole.Tasks {
+		if task.Region == bName || task.Region == tName {
+			daughters += task.Bytes
+		}
+	}
+	parentBytes := int64(len(parentFile) + len(hfileBytes(t, "f", srcRows, 200, 512)))
+	if daughters > parentBytes+4*512 || daughters < parentBytes/2 {
+		t.Errorf("daughters' tasks estimate %d bytes, the parent's files hold %d", daughters, parentBytes)
+	}
+	t.Logf("daughters estimate %d bytes of the parent's %d", daughters, parentBytes)
 
 	// The same snapshot with the archived parent file gone fails and
 	// names the places looked.
@@ -249,6 +278,42 @@ func TestReadLocal(t *testing.T) {
 	_, err = Read(context.Background(), Dir(dir2), testRoot, "snap", Options{})
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), path.Join("/hbase/archive/data/ns/t", pName, "f")) {
 		t.Errorf("err = %v, want ErrNotFound naming the parent's archive folder", err)
+	}
+}
+
+func TestCheckCoverage(t *testing.T) {
+	r := func(start, end string) RegionInfo {
+		return RegionInfo{EncodedName: start + "-" + end, StartKey: []byte(start), EndKey: []byte(end)}
+	}
+	tests := []struct {
+		regions []RegionInfo
+		bad     string
+	}{
+		{[]RegionInfo{r("", "")}, ""},
+		{[]RegionInfo{r("", "b"), r("b", "d"), r("d", "")}, ""},
+		{nil, "no regions"},
+		{[]RegionInfo{r("a", "")}, "not at the table's start"},
+		{[]RegionInfo{r("", "b"), r("c", "")}, "ends at b but the next region c- starts at c"},
+		{[]RegionInfo{r("", "c"), r("b", "")}, "ends at c"},
+		{[]RegionInfo{r("", "b"), r("b", "c")}, "not at the table's end"},
+		{[]RegionInfo{r("", ""), r("", "")}, "ends at  but"},
+	}
+	for _, tc := range tests {
+		err := checkCoverage(tc.regions)
+		if (err == nil) != (tc.bad == "") || (err != nil && (!errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.bad))) {
+			t.Errorf("checkCoverage(%v) = %v, want %q", tc.regions, err, tc.bad)
+		}
+	}
+}
+
+func TestReadRefusesAGap(t *testing.T) {
+	dir := t.TempDir()
+	m := simpleTable()
+	m.regions = m.regions[:1] // [, m) only
+	m.write(t, dir, "s")
+	_, err := Read(context.Background(), Dir(dir), testRoot, "s", Options{})
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "not at the table's end") {
+		t.Errorf("err = %v", err)
 	}
 }
 

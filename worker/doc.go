@@ -44,5 +44,6 @@
 // of the table: with the defaults (8 MiB read-ahead, 1 MiB batches, 4 MiB
 // write chunks) that is about k × 19 MiB + 12 MiB plus the writer's index,
 // which grows with the output file (about 1 MiB for a 1 GiB file of 64 KiB
-// blocks). A single cell larger than a batch is held on its own.
+// blocks). A single cell larger than a batch is held on its own. A fast-path
+// copy adds 2 × ReadAhead + 1 MiB + 3 × writeChunk while it runs.
 package worker

@@ -1,7 +1,9 @@
 package worker
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -123,6 +125,8 @@ func cellLines(cells []testenv.Cell) []string {
 	return out
 }
 
+var errCrash = errors.New("simulated crash")
+
 func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := integrationCtx(t)
@@ -210,9 +214,23 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 			OutputDir:  path.Join(outDir, sr.EncodedName),
 		}
 		cp := task.Checkpoint
+		// The task over the middle region "crashes" before loading its
+		// second file of f, then runs again from its stored checkpoint.
+		crash := bytes.Equal(sr.StartKey, rowName(200))
+		loadedF := 0
 		emit := func(ctx context.Context, f OutputFile) error {
 			mu.Lock()
 			defer mu.Unlock()
+			if crash && f.Family == "f" && !f.Last && loadedF == 1 {
+				crash = false
+				if err := dstFS.Remove(f.Path); err != nil {
+					return err
+				}
+				return errCrash
+			}
+			if f.Family == "f" && !f.Last {
+				loadedF++
+			}
 			if !f.Last {
 				full := dst.FSDefaultFS + f.Path
 				res, err := dst.RunTool(ctx, "org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter", []string{"-k", "-m", "-f", full}, nil)
@@ -239,7 +257,24 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 			cp = next
 			return nil
 		}
-		if err := Run(ctx, task, Options{Source: HDFS{Client: srcFS}, Target: HDFS{Client: dstFS}, Counters: &ctr}, emit); err != nil {
+		opts := Options{Source: HDFS{Client: srcFS}, Target: HDFS{Client: dstFS}, Counters: &ctr}
+		err := Run(ctx, task, opts, emit)
+		if errors.Is(err, errCrash) {
+			stored, encErr := cp.Encode()
+			if encErr != nil {
+				t.Fatal(encErr)
+			}
+			var decErr error
+			if task.Checkpoint, decErr = checkpoint.Decode(task.Task.ID, stored); decErr != nil {
+				t.Fatal(decErr)
+			}
+			t.Logf("task %s crashed, resuming from %s", task.Task.ID, task.Checkpoint)
+			if task.Checkpoint.Families["f"].Mark == nil {
+				t.Fatalf("no mark after one loaded file: %s", task.Checkpoint)
+			}
+			err = Run(ctx, task, opts, emit)
+		}
+		if err != nil {
 			t.Fatalf("task %s: %v", task.Task.ID, err)
 		}
 		if !cp.Done([]string{"f", "g"}) {

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -52,11 +51,12 @@ func (b *batch) reset() {
 
 // source is one input's stream of batches into the merge.
 type source struct {
-	rank  int // position in newest-first order: 0 is the newest file
-	name  string
-	out   chan *batch // filled batches; closed at the end
-	free  chan *batch // empty batches back to the input goroutine
-	errc  chan error  // the input goroutine's result
+	rank int // position in newest-first order: 0 is the newest file
+	name string
+	out  chan *batch // filled batches; closed at the end
+	free chan *batch // empty batches back to the input goroutine
+	// err is the input goroutine's result, set before out is closed.
+	err   error
 	cur   *batch
 	pos   int
 	cells *hfile.Cell
@@ -71,8 +71,12 @@ type cellScanner interface {
 
 // runInput scans sc into batches until the end or ctx ends; cells outside the
 // time range are dropped here, cells are counted.
-func runInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) error {
-	defer close(s.out)
+func runInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) {
+	s.err = scanInput(ctx, sc, times, s, ctr)
+	close(s.out)
+}
+
+func scanInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) error {
 	var b *batch
 	get := func() (*batch, error) {
 		select {
@@ -139,7 +143,9 @@ func (s *source) advance(ctx context.Context) (bool, error) {
 		select {
 		case b, ok := <-s.out:
 			if !ok {
-				return false, nil
+				// A closed channel is the end of the input only if the
+				// input says so: a failed input must not look complete.
+				return false, s.err
 			}
 			s.cur, s.pos = b, 0
 		case <-ctx.Done():
@@ -244,6 +250,3 @@ func mergeCells(ctx context.Context, srcs []*source, fn func(c *hfile.Cell) erro
 	}
 	return nil
 }
-
-// sameRow reports whether a and b are the same row.
-func sameRow(a, b []byte) bool { return bytes.Equal(a, b) }

@@ -109,7 +109,7 @@ func tempName(final string) string {
 // target, byte for byte, through a temporary name. A CRC-32C is computed
 // while streaming and compared with the one of the target file read back;
 // only a matching copy is renamed to final. Source reads pass the limiter.
-func copyVerified(ctx context.Context, src io.ReaderAt, size int64, srcName string, target Creator, final string, lim Limiter, ctr *Counters) error {
+func copyVerified(ctx context.Context, src io.ReaderAt, size int64, srcName string, target Creator, final string, readAhead int, lim Limiter, ctr *Counters) error {
 	tmp := tempName(final)
 	w, err := target.Create(ctx, tmp)
 	if err != nil {
@@ -121,7 +121,7 @@ func copyVerified(ctx context.Context, src io.ReaderAt, size int64, srcName stri
 			_ = target.Remove(context.WithoutCancel(ctx), tmp)
 		}
 	}()
-	ra := newReadAhead(ctx, src, size, DefaultReadAhead, lim, ctr, srcName)
+	ra := newReadAhead(ctx, src, size, readAhead, lim, ctr, srcName)
 	defer ra.wait()
 	aw := newAsyncWriter(w)
 	sum := crc32.New(castagnoli)

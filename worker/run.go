@@ -296,7 +296,6 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 	opts := hfile.ScanOptions{StartRow: start, StopRow: fr.t.Task.Rows.End}
 	srcs := make([]*source, len(slow))
 	var wg sync.WaitGroup
-	errs := make([]error, len(slow))
 	includeTags := false
 	for i, op := range slow {
 		includeTags = includeTags || op.r.Info().IncludesTags
@@ -314,8 +313,8 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runInput(ctx, sc, fr.t.Time, s, fr.o.Counters); err != nil {
-				errs[i] = err
+			runInput(ctx, sc, fr.t.Time, s, fr.o.Counters)
+			if s.err != nil {
 				cancel()
 			}
 		}()
@@ -329,9 +328,9 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 	cancel()
 	wg.Wait()
 	// An input's own error explains a cancelled merge better.
-	for _, e := range errs {
-		if e != nil && !errors.Is(e, context.Canceled) {
-			return e
+	for _, s := range srcs {
+		if s.err != nil && !errors.Is(s.err, context.Canceled) {
+			return s.err
 		}
 	}
 	return err
@@ -475,7 +474,7 @@ func (o *outputs) copyFast(ctx context.Context) error {
 		return err
 	}
 	final := path.Join(o.dir, name)
-	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Target, final, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
+	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Target, final, o.fr.o.ReadAhead, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
 		return err
 	}
 	r := regionFor(o.fr.t.Regions, op.facts.FirstRow)

@@ -2,12 +2,16 @@ package worker
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"rangecopy/checkpoint"
 	"rangecopy/hfile"
@@ -311,5 +315,144 @@ func TestRunErrors(t *testing.T) {
 	err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}}, (&collector{}).emit)
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("corrupt input: %v", err)
+	}
+}
+
+// TestCorruptInputMidway corrupts a data block in the middle of one input:
+// the run fails naming the file, and every file emitted before the failure
+// holds all the cells of its rows (a failed input never looks complete).
+func TestCorruptInputMidway(t *testing.T) {
+	dir := t.TempDir()
+	// Inputs hand over cells in 1 MiB batches: b must be larger than one
+	// for cells to flow before its corrupt block is reached.
+	all := manyRows(6000)
+	slices.SortStableFunc(all, hfile.CompareKeys)
+	var a, b []*hfile.Cell
+	for i, c := range all {
+		if i%2 == 0 {
+			a = append(a, c)
+		} else {
+			b = append(b, c)
+		}
+	}
+	pa := writeHFile(t, dir, "a", writerOptionsForTest(), a)
+	pb := writeHFile(t, dir, "b", writerOptionsForTest(), b)
+	raw, err := os.ReadFile(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := hfile.Open(bytes.NewReader(raw), int64(len(raw)), pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := int64(r.Trailer().LoadOnOpenDataOffset * 9 / 10)
+	raw[bad] ^= 0x55
+	if err := os.WriteFile(pb, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task := baseTask(t, input(pa), input(pb))
+	task.Families["f"] = FamilySettings{BlockSize: 1024}
+	// The corrupt block is read only once a file has been emitted, so
+	// files are emitted while b is known incomplete.
+	gate := make(chan struct{})
+	var once sync.Once
+	c := &collector{}
+	emit := func(ctx context.Context, f OutputFile) error {
+		once.Do(func() { close(gate) })
+		return c.emit(ctx, f)
+	}
+	src := gatedFS{path: pb, offset: bad, gate: gate}
+	err = Run(t.Context(), task, Options{Source: src, Target: LocalFS{}, MaxFileBytes: 128 << 10, ReadAhead: 64 << 10}, emit)
+	if err == nil || !strings.Contains(err.Error(), pb) {
+		t.Fatalf("Run = %v, want an error naming %s", err, pb)
+	}
+	files := c.dataFiles()
+	for _, f := range c.files {
+		if f.Last {
+			t.Fatalf("family ended despite the error: %+v", c.files)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no file emitted before the corrupt block; the test needs some")
+	}
+	next := files[len(files)-1].NextRow
+	var want []*hfile.Cell
+	for _, c := range all {
+		if bytes.Compare(c.Row, next) < 0 {
+			want = append(want, c)
+		}
+	}
+	equalCells(t, "emitted before the failure", outputCells(t, c), want)
+	t.Logf("%d files emitted before: %v", len(files), err)
+}
+
+// gatedFS holds reads of one file that cover offset until gate is closed.
+type gatedFS struct {
+	LocalFS
+	path   string
+	offset int64
+	gate   chan struct{}
+}
+
+func (g gatedFS) Open(ctx context.Context, p string) (File, int64, error) {
+	f, n, err := g.LocalFS.Open(ctx, p)
+	if err != nil || p != g.path {
+		return f, n, err
+	}
+	return gatedFile{File: f, g: g}, n, nil
+}
+
+type gatedFile struct {
+	File
+	g gatedFS
+}
+
+func (f gatedFile) ReadAt(p []byte, off int64) (int, error) {
+	if off <= f.g.offset && f.g.offset < off+int64(len(p)) {
+		select {
+		case <-f.g.gate:
+		case <-time.After(time.Minute): // a bound, not a timing assumption
+			return 0, errors.New("gate never opened")
+		}
+	}
+	return f.File.ReadAt(p, off)
+}
+
+// TestFamiliesAndEmitError runs two families with their own settings in name
+// order, and stops at the first emit error, naming the file.
+func TestFamiliesAndEmitError(t *testing.T) {
+	dir := t.TempDir()
+	var g []*hfile.Cell
+	for _, c := range manyRows(5) {
+		c = c.Clone()
+		c.Family = []byte("g")
+		g = append(g, c)
+	}
+	pf := writeHFile(t, dir, "f1", hfile.WriterOptions{}, manyRows(5))
+	pg := writeHFile(t, dir, "g1", hfile.WriterOptions{}, g)
+	inG := input(pg)
+	inG.File.Family = "g"
+	task := baseTask(t, inG, input(pf))
+	task.Families["g"] = FamilySettings{Compression: hfile.CompressionGZ}
+	task.Families["empty"] = FamilySettings{}
+	c := run(t, task, Options{NoFastPath: true})
+	var order []string
+	for _, f := range c.files {
+		order = append(order, fmt.Sprintf("%s:%v", f.Family, f.Last))
+	}
+	if got := strings.Join(order, " "); got != "empty:true f:false f:true g:false g:true" {
+		t.Fatalf("emitted %s", got)
+	}
+	equalCells(t, "family g", readCells(t, c.files[3].Path), g)
+
+	boom := errors.New("region server said no")
+	err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}, NoFastPath: true}, func(_ context.Context, f OutputFile) error {
+		if f.Family == "f" {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "family f") || !strings.Contains(err.Error(), task.OutputDir) {
+		t.Fatalf("Run = %v", err)
 	}
 }

@@ -98,7 +98,9 @@ type OutputFile struct {
 }
 
 // EmitFunc receives each finished output file, in key order per family. The
-// pipeline waits for it to return; an error stops the task.
+// pipeline waits for it to return; an error stops the task. A file handed to
+// EmitFunc belongs to the caller (to load, or to remove): the pipeline does not
+// touch it again.
 type EmitFunc func(ctx context.Context, f OutputFile) error
 
 // Counters are the task's progress, safe to read while the task runs.
