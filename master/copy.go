@@ -186,7 +186,7 @@ func newRun(ctx context.Context, o *Options) (*run, error) {
 	}
 	for _, c := range []cluster.Config{o.Source, o.Target} {
 		if !c.HasHDFS() {
-			return nil, fmt.Errorf("%s cluster %s: its HDFS is not known (give --%s-hdfs hdfs://namenode:port/hbase-root)", c.Name, c, c.Name)
+			return nil, fmt.Errorf("%s: its HDFS is not known (give --%s-hdfs hdfs://namenode:port/hbase-root)", c, c.Name)
 		}
 	}
 	var err error
@@ -242,11 +242,11 @@ func dial(ctx context.Context, o *Options, c cluster.Config) (*hbase.Client, err
 	cl, err := hbase.Dial(dctx, hbase.Config{ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, User: o.User,
 		Logger: o.Logger.With("cluster", c.Name)})
 	if err != nil {
-		return nil, fmt.Errorf("%s cluster %s: unreachable within %s: %w", c.Name, c, o.DialTimeout, err)
+		return nil, fmt.Errorf("%s: unreachable within %s: %w", c, o.DialTimeout, err)
 	}
 	if _, err := cl.ListNamespaces(dctx); err != nil {
 		cl.Close()
-		return nil, fmt.Errorf("%s cluster %s: unreachable within %s: %w", c.Name, c, o.DialTimeout, err)
+		return nil, fmt.Errorf("%s: unreachable within %s: %w", c, o.DialTimeout, err)
 	}
 	return cl, nil
 }
@@ -271,7 +271,7 @@ func (r *run) checkSource(ctx context.Context) error {
 	defer cancel()
 	d, err := r.src.TableDescriptor(cctx, o.Spec.Table)
 	if errors.Is(err, hbase.ErrTableNotFound) {
-		return fmt.Errorf("source table %s does not exist on the source cluster %s: %w", o.Spec.Table, o.Source, err)
+		return fmt.Errorf("source table %s does not exist on the %s: %w", o.Spec.Table, o.Source, err)
 	}
 	if err != nil {
 		return fmt.Errorf("source table %s on %s: %w", o.Spec.Table, o.Source, err)
@@ -316,14 +316,14 @@ func (r *run) checkTarget(ctx context.Context) error {
 	switch {
 	case err == nil:
 		if missing := bulkload.MissingFamilies(r.srcDesc, have); len(missing) > 0 {
-			return fmt.Errorf("target table %s on %s: %w", target, o.Target, &bulkload.MissingFamiliesError{Table: target, Families: missing})
+			return fmt.Errorf("on the %s: %w", o.Target, &bulkload.MissingFamiliesError{Table: target, Families: missing})
 		}
 		r.tgtExists = true
 		return nil
 	case !errors.Is(err, hbase.ErrTableNotFound):
 		return fmt.Errorf("target table %s on %s: %w", target, o.Target, err)
 	case !o.CreateTable:
-		return fmt.Errorf("target table %s on %s: %w (use --create-table)", target, o.Target, bulkload.ErrNoTargetTable)
+		return fmt.Errorf("target table %s on the %s: %w (use --create-table)", target, o.Target, bulkload.ErrNoTargetTable)
 	}
 	return nil
 }
@@ -394,7 +394,10 @@ func (r *run) create(ctx context.Context, id string) (registry.Job, error) {
 	if created {
 		r.log.Info("created the target table", "table", o.Spec.Target(), "regions", len(bulkload.SplitKeys(starts, o.Spec.Rows.Start, o.Spec.Rows.End))+1)
 	}
-	b, err := EncodeRecord(Record{Spec: o.Spec, Snapshot: SnapshotName(id), Source: o.Source.String(), Target: o.Target.String()})
+	// A new name for every run of the job, so that a snapshot kept from an
+	// earlier run of the same copy is never taken for this one's.
+	snap := fmt.Sprintf("%s-%d", SnapshotName(id), time.Now().UnixMilli())
+	b, err := EncodeRecord(Record{Spec: o.Spec, Snapshot: snap, Source: o.Source.String(), Target: o.Target.String()})
 	if err != nil {
 		return registry.Job{}, err
 	}

@@ -96,7 +96,8 @@ func JobID(source, target cluster.Config, s job.Spec) string {
 	return "copy-" + name + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// SnapshotName is the name of the snapshot that pins a job's inputs.
+// SnapshotName is the prefix of the names of the snapshots that pin a job's
+// inputs: each run of the job adds its start time in milliseconds.
 func SnapshotName(jobID string) string {
 	return "rangecopy-" + strings.NewReplacer(":", "_").Replace(jobID)
 }

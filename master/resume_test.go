@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,7 +96,7 @@ func TestCopyKillAndResume(t *testing.T) {
 	}
 
 	// The first run's snapshot still pins the inputs its tasks name.
-	if !hasSnapshot(t, env, SnapshotName(id)) {
+	if !hasSnapshot(t, env, SnapshotName(id)+"-") {
 		t.Fatalf("snapshot %s of the killed job is gone", SnapshotName(id))
 	}
 
@@ -129,14 +130,15 @@ func TestCopyKillAndResume(t *testing.T) {
 	assertFinished(t, env, o, rep)
 }
 
-func hasSnapshot(t *testing.T, env *testenv.Env, name string) bool {
+// hasSnapshot reports whether the source has a snapshot whose name starts with prefix.
+func hasSnapshot(t *testing.T, env *testenv.Env, prefix string) bool {
 	t.Helper()
 	snaps, err := dialCluster(t, env.Source).ListSnapshots(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range snaps {
-		if s.Name == name {
+		if strings.HasPrefix(s.Name, prefix) {
 			return true
 		}
 	}
