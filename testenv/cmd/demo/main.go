@@ -7,13 +7,17 @@
 //
 // Usage (from the module root, with the clusters up and bin/rangecopy built):
 //
-//	go run ./testenv/cmd/demo
+//	go run ./testenv/cmd/demo [-table demo] [-rows 400] [-value 0]
+//
+// -rows sets the rows written (the copy takes the middle three quarters)
+// and -value pads every q1 value to that many bytes, for a bigger copy.
 package main
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,22 +30,36 @@ import (
 	"rangecopy/testenv"
 )
 
-const (
-	table    = "demo"
-	startRow = "row-0050"
-	stopRow  = "row-0350"
-)
+// sample is the table the demo writes and the range it copies.
+type sample struct {
+	table          string
+	rows, value    int
+	startRow, stop string
+}
+
+func rowKey(i int) string { return fmt.Sprintf("row-%06d", i) }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Stdout, os.Stderr); err != nil {
+	var s sample
+	flag.StringVar(&s.table, "table", "demo", "table to write and copy")
+	flag.IntVar(&s.rows, "rows", 400, "rows to write (at least 8)")
+	flag.IntVar(&s.value, "value", 0, "pad q1 values to this many bytes")
+	flag.Parse()
+	if s.rows < 8 {
+		fmt.Fprintln(os.Stderr, "demo: -rows must be at least 8")
+		os.Exit(2)
+	}
+	s.startRow, s.stop = rowKey(s.rows/8), rowKey(s.rows*7/8)
+	if err := run(ctx, s, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "demo: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, stdout, stderr io.Writer) error {
+func run(ctx context.Context, s sample, stdout, stderr io.Writer) error {
+	table, startRow, stopRow := s.table, s.startRow, s.stop
 	dir, err := testenv.DefaultDir()
 	if err != nil {
 		return err
@@ -59,7 +77,7 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w (run make build)", bin, err)
 	}
 	fmt.Fprintf(stdout, "demo: writing table %q on the source cluster (%s)\n", table, env.Source.ClusterKey)
-	n, err := writeSample(ctx, env.Source)
+	n, err := writeSample(ctx, env.Source, s)
 	if err != nil {
 		return err
 	}
@@ -105,10 +123,11 @@ func quote(args []string) string {
 
 // writeSample (re)creates the demo table and writes it in three flushed
 // rounds, so each region has several store files.
-func writeSample(ctx context.Context, c *testenv.Cluster) (int, error) {
+func writeSample(ctx context.Context, c *testenv.Cluster, s sample) (int, error) {
+	table := s.table
 	_ = c.DeleteTable(ctx, table)
 	fams := []testenv.Family{{Name: "cf1", MaxVersions: 3}, {Name: "cf2", MaxVersions: 3, Compression: "GZ"}}
-	splits := [][]byte{[]byte("row-0100"), []byte("row-0200"), []byte("row-0300")}
+	splits := [][]byte{[]byte(rowKey(s.rows / 4)), []byte(rowKey(s.rows / 2)), []byte(rowKey(s.rows * 3 / 4))}
 	if err := c.CreateTable(ctx, table, fams, splits); err != nil {
 		return 0, fmt.Errorf("create source table %s: %w", table, err)
 	}
@@ -117,11 +136,11 @@ func writeSample(ctx context.Context, c *testenv.Cluster) (int, error) {
 	for round := 0; round < 3; round++ {
 		var cells []testenv.Cell
 		ts := base + int64(round)*1000
-		for i := 0; i < 400; i++ {
-			row := []byte(fmt.Sprintf("row-%04d", i))
+		for i := 0; i < s.rows; i++ {
+			row := []byte(rowKey(i))
 			for _, fam := range []string{"cf1", "cf2"} {
 				cells = append(cells, testenv.Cell{Row: row, Family: []byte(fam), Qualifier: []byte("q1"), Timestamp: ts, Type: "Put",
-					Value: []byte(fmt.Sprintf("%s-%s-v%d", row, fam, round))})
+					Value: pad(fmt.Sprintf("%s-%s-v%d", row, fam, round), s.value)})
 				if i%3 == 0 {
 					cells = append(cells, testenv.Cell{Row: row, Family: []byte(fam), Qualifier: []byte("q2"), Timestamp: ts, Type: "Put",
 						Value: bytes.Repeat([]byte{byte(i), byte(round)}, 50)})
@@ -140,13 +159,17 @@ func writeSample(ctx context.Context, c *testenv.Cluster) (int, error) {
 				}
 			}
 		}
-		if err := c.Mutate(ctx, table, cells); err != nil {
-			return 0, fmt.Errorf("write round %d: %w", round, err)
+		for len(cells) > 0 {
+			n := min(len(cells), 5000)
+			if err := c.Mutate(ctx, table, cells[:n]); err != nil {
+				return 0, fmt.Errorf("write round %d: %w", round, err)
+			}
+			total += n
+			cells = cells[n:]
 		}
 		if err := c.Flush(ctx, table); err != nil {
 			return 0, fmt.Errorf("flush round %d: %w", round, err)
 		}
-		total += len(cells)
 	}
 	return total, nil
 }
@@ -174,4 +197,13 @@ func equal(a, b testenv.Cell) bool {
 
 func show(c testenv.Cell) string {
 	return fmt.Sprintf("%q/%s:%s/%d/%s", c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type)
+}
+
+// pad lengthens s to n bytes with dots.
+func pad(s string, n int) []byte {
+	b := []byte(s)
+	for len(b) < n {
+		b = append(b, '.')
+	}
+	return b
 }
