@@ -114,3 +114,10 @@ func TestWritePlan(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskSpecBound: a task spec job accepts always fits a registry node.
+func TestTaskSpecBound(t *testing.T) {
+	if job.MaxTaskSpec > registry.MaxSpec {
+		t.Errorf("job.MaxTaskSpec %d exceeds registry.MaxSpec %d", job.MaxTaskSpec, registry.MaxSpec)
+	}
+}
