@@ -168,6 +168,10 @@ func assertSame(t *testing.T, env *testenv.Env, srcTable, dstTable string, start
 		a, b := src[i], dst[i]
 		if !bytes.Equal(a.Row, b.Row) || !bytes.Equal(a.Family, b.Family) || !bytes.Equal(a.Qualifier, b.Qualifier) ||
 			a.Timestamp != b.Timestamp || a.Type != b.Type || !bytes.Equal(a.Value, b.Value) {
+			for j := max(0, i-3); j < min(len(src), len(dst), i+4); j++ {
+				t.Logf("%d: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", j, src[j].Row, src[j].Family, src[j].Qualifier, src[j].Timestamp, src[j].Type,
+					dst[j].Row, dst[j].Family, dst[j].Qualifier, dst[j].Timestamp, dst[j].Type)
+			}
 			t.Fatalf("cell %d differs: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", i,
 				a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type, b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type)
 		}
