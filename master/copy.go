@@ -459,6 +459,10 @@ func taskSpecs(p *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 	return tasks, nil
 }
 
+// planMessage is the running job's message: the plan's totals (tasks, input
+// bytes, files pruned), read back when the job is resumed.
+const planMessage = "planned: %d tasks, %d bytes, %d files pruned"
+
 // plan pins, plans and registers the tasks, then sets the job running.
 func (r *run) plan(ctx context.Context, j registry.Job, rec Record, rep *progress.Report) (registry.Job, error) {
 	var err error
@@ -484,7 +488,7 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec Record, rep *progres
 		return j, fmt.Errorf("register the tasks of job %s: %w", j.ID, err)
 	}
 	r.log.Info("planned", "job", j.ID, "tasks", len(plan.Tasks), "bytes", plan.Bytes, "pruned", len(plan.Pruned))
-	msg := fmt.Sprintf("%d tasks, %d bytes, %d files pruned", len(plan.Tasks), plan.Bytes, len(plan.Pruned))
+	msg := fmt.Sprintf(planMessage, len(plan.Tasks), plan.Bytes, len(plan.Pruned))
 	if j, err = r.reg.SetJobState(ctx, j, registry.JobRunning, msg); err != nil {
 		return j, fmt.Errorf("job %s: %w", j.ID, err)
 	}
@@ -496,8 +500,15 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 	o := r.o
 	id := j.ID
 	start := time.Now()
-	if rep.FilesPruned == 0 {
-		fmt.Sscanf(j.Message, "%d tasks, %d bytes, %d files pruned", new(int), new(int64), &rep.FilesPruned)
+	// The plan's totals are in the job's message (see plan); a job whose
+	// message says otherwise has them read from its tasks.
+	var planned int
+	var total int64
+	var pruned int
+	haveTotals := false
+	if n, _ := fmt.Sscanf(j.Message, planMessage, &planned, &total, &pruned); n == 3 {
+		haveTotals = true
+		rep.FilesPruned = pruned
 	}
 	taskIDs, err := r.reg.Tasks(ctx, id)
 	if err != nil {
@@ -505,17 +516,28 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 	}
 	var counters progress.Counters
 	counters.TasksTotal.Store(int64(len(taskIDs)))
-	var total int64
-	for _, t := range taskIDs {
-		b, err := r.reg.TaskSpec(ctx, id, t)
-		if err != nil {
-			return rep, fmt.Errorf("job %s: task %s: %w", id, t, err)
+	if !haveTotals {
+		total = 0
+		for _, t := range taskIDs {
+			b, err := r.reg.TaskSpec(ctx, id, t)
+			if err != nil {
+				return rep, fmt.Errorf("job %s: task %s: %w", id, t, err)
+			}
+			ts, err := job.DecodeTaskSpec(b)
+			if err != nil {
+				return rep, fmt.Errorf("job %s: task %s: %w", id, t, err)
+			}
+			total += ts.Task.Bytes
 		}
-		ts, err := job.DecodeTaskSpec(b)
-		if err != nil {
-			return rep, fmt.Errorf("job %s: task %s: %w", id, t, err)
-		}
-		total += ts.Task.Bytes
+	}
+	counters.BytesTotal.Store(total)
+	// Tasks that failed in an earlier run are tried again.
+	counts, err := r.reg.Count(ctx, id)
+	if err != nil {
+		return rep, fmt.Errorf("job %s: count tasks: %w", id, err)
+	}
+	for i := 0; counts.Failed > 0 && i < len(taskIDs); i++ {
+		t := taskIDs[i]
 		st, err := r.reg.TaskStatus(ctx, id, t)
 		if err != nil {
 			return rep, fmt.Errorf("job %s: task %s: %w", id, t, err)
@@ -525,9 +547,9 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 			if err := r.reg.ResetTask(ctx, id, t); err != nil {
 				return rep, fmt.Errorf("job %s: reset failed task %s: %w", id, t, err)
 			}
+			counts.Failed--
 		}
 	}
-	counters.BytesTotal.Store(total)
 
 	families := map[string]worker.FamilySettings{}
 	tdesc, err := r.tgt.TableDescriptor(ctx, rec.Spec.Target())
