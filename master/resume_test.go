@@ -3,6 +3,8 @@ package master
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -143,4 +145,72 @@ func hasSnapshot(t *testing.T, env *testenv.Env, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestCopyInterruptAndResume stops a copy with SIGINT: it releases its
+// claims at once (no waiting for a session to expire), says it was
+// interrupted, and --resume <job-id> finishes it.
+func TestCopyInterruptAndResume(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := t.Context()
+	bin := filepath.Join(t.TempDir(), "rangecopy")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "rangecopy/cmd/rangecopy").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	table := createSource(t, env, "intr")
+	writeRounds(t, env.Source, table, binaryRows(200), 2, time.Now().UnixMilli()-100_000, true)
+	dropTargetLater(t, env, table)
+	o := testOptions(t, env, job.Spec{Table: table})
+	id := JobID(o.Source, o.Target, o.Spec)
+	args := []string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", table,
+		"--create-table", "--workers", "2", "--zk-root", o.ZKRoot, "--work-dir", o.WorkRoot, "--user", o.User}
+	first := exec.CommandContext(ctx, bin, append(args, "--bandwidth", "8KiB/s")...)
+	var out, errb bytes.Buffer
+	first.Stdout, first.Stderr = &out, &errb
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reg := openRegistry(t, env, o.ZKRoot)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		c, err := reg.Count(ctx, id)
+		if err == nil && c.Claimed > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			first.Process.Kill()
+			first.Wait()
+			t.Fatalf("no task claimed in 2 minutes:\n%s", errb.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := first.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := first.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("interrupted copy: %v, want exit status 1\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "interrupted") || !strings.Contains(errb.String(), "--resume "+id) {
+		t.Errorf("interrupted copy does not say so, or how to resume:\nstdout %s\nstderr %s", out.String(), errb.String())
+	}
+	c, err := reg.Count(ctx, id)
+	if err != nil || c.Claimed != 0 || c.Done == c.Tasks {
+		t.Errorf("after the interrupt: %+v, %v; want no claim left and the job unfinished", c, err)
+	}
+	j, err := reg.Job(ctx, id)
+	if err != nil || j.State.Final() {
+		t.Errorf("job after the interrupt: %+v, %v; want it unfinished", j, err)
+	}
+
+	second := exec.CommandContext(ctx, bin, append(args, "--resume", id)...)
+	out.Reset()
+	errb.Reset()
+	second.Stdout, second.Stderr = &out, &errb
+	if err := second.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, errb.String())
+	}
+	t.Logf("resumed:\n%s", out.String())
+	assertSame(t, env, table, table, nil, nil)
 }
