@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -47,38 +46,8 @@ func (c *Claim) Lost() <-chan struct{} { return c.lost }
 // watch closes c.lost when the claim is lost or ended.
 func (c *Claim) watch(sessionLost <-chan struct{}) {
 	defer close(c.lost)
-	path := c.r.p.claim(c.job, c.task)
-	for {
-		ok, st, ch, err := c.r.conn.ExistsW(path)
-		switch {
-		case errors.Is(err, zk.ErrSessionExpired):
-			return
-		case err != nil:
-			// No connection: look again after a pause, unless the session
-			// is given up meanwhile.
-			ch = nil
-		case !ok || st.EphemeralOwner != c.session:
-			c.r.log.Warn("claim lost: node gone or owned by another session", "job", c.job, "task", c.task)
-			return
-		}
-		var retry <-chan time.Time
-		if ch == nil {
-			retry = time.After(retryPause)
-		}
-		select {
-		case ev := <-ch:
-			if ev.Type == zk.EventNodeDeleted {
-				return
-			}
-		case <-retry:
-		case <-sessionLost:
-			go c.r.dropIfMine(path, c.session)
-			return
-		case <-c.stop:
-			return
-		case <-c.r.closed:
-			return
-		}
+	if why := c.r.holdNode(c.r.p.claim(c.job, c.task), c.session, sessionLost, c.stop); why != "" {
+		c.r.log.Warn("claim lost", "job", c.job, "task", c.task, "why", why)
 	}
 }
 

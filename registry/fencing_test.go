@@ -123,11 +123,7 @@ func TestPartitionLosesSession(t *testing.T) {
 	server, root := testZK(t)
 	ctx := testCtx(t)
 	proxy := newZKProxy(t, server)
-	r1, err := Open(ctx, Config{Servers: []string{proxy.addr()}, Root: root, SessionTimeout: 4 * time.Second, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r1.Close)
+	r1 := openTimeout(t, proxy.addr(), root, 4*time.Second)
 	r2 := open(t, server, root)
 	setupJob(t, r2, "t-000")
 	c1, err := r1.ClaimTask(ctx, "j", "t-000", "w1")
@@ -171,11 +167,7 @@ func TestGivenUpSessionLeavesNothing(t *testing.T) {
 	proxy := newZKProxy(t, server)
 	// The server raises a 1 s timeout to its minimum (two ticks), so the
 	// registry gives up before the server would expire the session.
-	r1, err := Open(ctx, Config{Servers: []string{proxy.addr()}, Root: root, SessionTimeout: time.Second, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r1.Close)
+	r1 := openTimeout(t, proxy.addr(), root, time.Second)
 	r2 := open(t, server, root)
 	setupJob(t, r2, "t-000")
 	c1, err := r1.ClaimTask(ctx, "j", "t-000", "w1")

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +36,28 @@ func FuzzRecords(f *testing.F) {
 		if w, err := decodeWorker("w", b); err == nil {
 			if w2, err := decodeWorker("w", w.encode()); err != nil || w2 != w {
 				t.Errorf("worker %x: %+v then %+v, %v", b, w, w2, err)
+			}
+		}
+	})
+}
+
+// FuzzElectionNames feeds arbitrary children names of the election folder to
+// the ordering: no panic, and only well-formed names, in sequence order.
+func FuzzElectionNames(f *testing.F) {
+	f.Add("_c_aa-n_0000000002\n_c_bb-n_0000000001\njunk\n-n_")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, list string) {
+		names := strings.Split(list, "\n")
+		sorted := sortElection(names)
+		for i, n := range sorted {
+			if len(seqOf(n)) != 10 {
+				t.Errorf("kept %q", n)
+			}
+			if i > 0 && seqOf(sorted[i-1]) > seqOf(n) {
+				t.Errorf("out of order: %q before %q", sorted[i-1], n)
+			}
+			if _, leading, ok := predecessor(sorted, n); !ok || leading != (i == 0 || sorted[0] == n) {
+				t.Errorf("predecessor(%q) = %v %v", n, leading, ok)
 			}
 		}
 	})

@@ -42,9 +42,15 @@ func testLogger(t *testing.T) *slog.Logger {
 // open opens a registry on server under root, closed after the test.
 func open(t *testing.T, server, root string) *Registry {
 	t.Helper()
+	return openTimeout(t, server, root, 10*time.Second)
+}
+
+// openTimeout opens a registry with the given session timeout.
+func openTimeout(t *testing.T, server, root string, timeout time.Duration) *Registry {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := Open(ctx, Config{Servers: []string{server}, Root: root, SessionTimeout: 10 * time.Second, Logger: testLogger(t)})
+	r, err := Open(ctx, Config{Servers: []string{server}, Root: root, SessionTimeout: timeout, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -71,18 +77,9 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 	}
 }
 
-// closedWithin waits for ch to close, failing the test after limit.
+// closedWithin waits for a value on ch or its close, failing the test after
+// limit.
 func closedWithin(t *testing.T, ch <-chan struct{}, limit time.Duration, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(limit):
-		t.Fatalf("gave up after %v waiting for %s", limit, what)
-	}
-}
-
-// receive waits for a value (or close) on ch, failing the test after limit.
-func receive(t *testing.T, ch <-chan struct{}, limit time.Duration, what string) {
 	t.Helper()
 	select {
 	case <-ch:

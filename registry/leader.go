@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -189,36 +188,8 @@ func (r *Registry) lead(id, mine string, session int64, lost <-chan struct{}) *L
 		done: make(chan struct{}), resign: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		for {
-			ok, _, ch, err := r.conn.ExistsW(l.path)
-			switch {
-			case errors.Is(err, zk.ErrSessionExpired):
-				r.log.Warn("leadership lost with the session", "candidate", id)
-				return
-			case err != nil:
-				// No connection: look again after a pause, unless the
-				// session is given up meanwhile.
-				ch = nil
-			case !ok:
-				r.log.Warn("leadership lost: election node deleted", "candidate", id)
-				return
-			}
-			var retry <-chan time.Time
-			if ch == nil {
-				retry = time.After(retryPause)
-			}
-			select {
-			case <-ch:
-			case <-retry:
-			case <-lost:
-				r.log.Warn("leadership lost with the session", "candidate", id)
-				go r.dropIfMine(l.path, session)
-				return
-			case <-l.resign:
-				return
-			case <-r.closed:
-				return
-			}
+		if why := r.holdNode(l.path, session, lost, l.resign); why != "" {
+			r.log.Warn("leadership lost", "candidate", id, "why", why)
 		}
 	}()
 	r.log.Info("leading", "candidate", id, "node", mine)

@@ -162,6 +162,9 @@ func (r *Registry) onEvent(ev zk.Event) {
 	defer r.mu.Unlock()
 	switch ev.State {
 	case zk.StateHasSession:
+		if isClosed(r.closed) {
+			return
+		}
 		if r.downTimer != nil {
 			r.downTimer.Stop()
 			r.downTimer = nil
@@ -182,12 +185,17 @@ func (r *Registry) onEvent(ev zk.Event) {
 		r.endGeneration("session expired")
 	case zk.StateDisconnected:
 		if r.downTimer == nil && !r.lostDone && r.gotFirst {
-			r.downTimer = time.AfterFunc(r.timeout, func() {
+			var t *time.Timer
+			t = time.AfterFunc(r.timeout, func() {
 				r.mu.Lock()
 				defer r.mu.Unlock()
+				if r.downTimer != t {
+					return // stopped too late: the session came back meanwhile
+				}
 				r.downTimer = nil
 				r.endGeneration("disconnected for a whole session timeout")
 			})
+			r.downTimer = t
 		}
 	}
 }
@@ -205,18 +213,20 @@ func (r *Registry) endGeneration(why string) {
 // sessionLoop restores the worker registrations in every new session.
 func (r *Registry) sessionLoop() {
 	defer r.wg.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-r.closed
-		cancel()
-	}()
+	ctx := context.Background() // calls end with the registry (alive)
+	retry := false
 	for {
+		var again <-chan time.Time
+		if retry {
+			again = time.After(time.Second)
+		}
 		select {
 		case <-r.closed:
 			return
 		case <-r.sessionUp:
+		case <-again:
 		}
+		retry = false
 		r.mu.Lock()
 		ws := make([]Worker, 0, len(r.workers))
 		for _, w := range r.workers {
@@ -224,8 +234,17 @@ func (r *Registry) sessionLoop() {
 		}
 		r.mu.Unlock()
 		for _, w := range ws {
+			r.mu.Lock()
+			_, still := r.workers[w.ID]
+			r.mu.Unlock()
+			if !still {
+				continue // unregistered meanwhile
+			}
 			if err := r.putWorker(ctx, w); err != nil {
-				r.log.Warn("re-registering worker after a new session", "worker", w.ID, "err", err)
+				r.log.Warn("re-registering worker in a new session", "worker", w.ID, "err", err)
+				// A passing failure is retried; an id taken by another
+				// live session is not.
+				retry = retry || Classify(err) == ActionRetry
 			}
 		}
 	}
@@ -335,6 +354,45 @@ func (r *Registry) dropIfMine(path string, session int64) {
 		}
 		if r.pause(context.Background(), retryPause) != nil {
 			return
+		}
+	}
+}
+
+// holdNode watches an ephemeral node of a session until it is lost, and says
+// why: the session expired or was given up, or the node was deleted or is
+// owned by another session. It returns "" when stop or the registry closes
+// first. Connection errors are ridden out (the session decides). A node of a
+// session given up is deleted if the server kept the session (dropIfMine).
+func (r *Registry) holdNode(path string, session int64, lost, stop <-chan struct{}) string {
+	for {
+		ok, st, ch, err := r.conn.ExistsW(path)
+		switch {
+		case errors.Is(err, zk.ErrSessionExpired):
+			return "session expired"
+		case err != nil:
+			ch = nil // no connection: look again after a pause
+		case !ok:
+			return "node deleted"
+		case st.EphemeralOwner != session:
+			return fmt.Sprintf("node owned by session %#x", st.EphemeralOwner)
+		}
+		var retry <-chan time.Time
+		if ch == nil {
+			retry = time.After(retryPause)
+		}
+		select {
+		case ev := <-ch:
+			if ev.Type == zk.EventNodeDeleted {
+				return "node deleted"
+			}
+		case <-retry:
+		case <-lost:
+			go r.dropIfMine(path, session)
+			return "session lost"
+		case <-stop:
+			return ""
+		case <-r.closed:
+			return ""
 		}
 	}
 }

@@ -44,17 +44,17 @@ func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error
 			return fmt.Errorf("registry: job %s: task %s: spec of %d bytes: %w (max %d)", job, t.ID, len(t.Spec), ErrTooLarge, MaxSpec)
 		}
 	}
-	for start := 0; start < len(tasks); {
-		end, size := start, 0
-		for end < len(tasks) && end-start < batchOps {
-			n := len(tasks[end].Spec) + len(r.p.task(job, tasks[end].ID)) + 32
-			if end > start && size+n > batchBytes {
-				break
-			}
-			size += n
-			end++
-		}
-		if err := r.addBatch(ctx, job, tasks[start:end]); err != nil {
+	// The ids registered already, loaded at the first conflict (a re-plan
+	// adds tasks that are there) and then used to leave them out up front.
+	var registered map[string]bool
+	sizes := make([]int, len(tasks))
+	for i, t := range tasks {
+		// The create's path and data, and about 48 bytes of framing.
+		sizes[i] = len(r.p.task(job, t.ID)) + len(t.Spec) + 48
+	}
+	start := 0
+	for _, end := range splitBatches(sizes, batchBytes, batchOps) {
+		if err := r.addBatch(ctx, job, tasks[start:end], &registered); err != nil {
 			return err
 		}
 		start = end
@@ -62,8 +62,34 @@ func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error
 	return nil
 }
 
-func (r *Registry) addBatch(ctx context.Context, job string, batch []Task) error {
-	for len(batch) > 0 {
+// splitBatches cuts items of the given sizes into consecutive batches of at
+// most maxBytes and maxOps, and returns the end of each batch. An item larger
+// than maxBytes is a batch of its own.
+func splitBatches(sizes []int, maxBytes, maxOps int) []int {
+	var ends []int
+	for start := 0; start < len(sizes); {
+		end, size := start, 0
+		for end < len(sizes) && end-start < maxOps {
+			if end > start && size+sizes[end] > maxBytes {
+				break
+			}
+			size += sizes[end]
+			end++
+		}
+		ends = append(ends, end)
+		start = end
+	}
+	return ends
+}
+
+func (r *Registry) addBatch(ctx context.Context, job string, batch []Task, registered *map[string]bool) error {
+	for attempt := 0; len(batch) > 0; attempt++ {
+		if *registered != nil {
+			var err error
+			if batch, err = r.leaveOutRegistered(ctx, job, batch, *registered); err != nil || len(batch) == 0 {
+				return err
+			}
+		}
 		if err := r.alive(ctx); err != nil {
 			return err
 		}
@@ -78,21 +104,48 @@ func (r *Registry) addBatch(ctx context.Context, job string, batch []Task) error
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
 			return fmt.Errorf("registry: add tasks: job %s: %w", job, ErrNotFound)
-		case errors.Is(err, zk.ErrNodeExists) && i >= 0 && i < len(batch):
-			t := batch[i]
-			old, _, gerr := r.conn.Get(r.p.task(job, t.ID))
-			if gerr != nil {
-				return fmt.Errorf("registry: job %s: task %s: %w", job, t.ID, gerr)
+		case errors.Is(err, zk.ErrNodeExists) && i >= 0 && i < len(batch) && attempt < 5:
+			// Some are registered already: load (again) which ones.
+			lists, err := r.listAll(ctx, job, kindTasks)
+			if err != nil {
+				return err
 			}
-			if !bytes.Equal(old, t.Spec) {
-				return fmt.Errorf("registry: job %s: task %s with another spec: %w", job, t.ID, ErrExists)
+			*registered = map[string]bool{}
+			for _, ids := range lists {
+				for _, id := range ids {
+					(*registered)[id] = true
+				}
 			}
-			batch = append(batch[:i:i], batch[i+1:]...)
 		default:
 			return fmt.Errorf("registry: job %s: add %d tasks from %s: %w", job, len(batch), batch[0].ID, err)
 		}
 	}
 	return nil
+}
+
+// leaveOutRegistered returns the tasks of a batch that are not registered
+// yet; a registered one with another spec is ErrExists.
+func (r *Registry) leaveOutRegistered(ctx context.Context, job string, batch []Task, registered map[string]bool) ([]Task, error) {
+	var keep, check []Task
+	for _, t := range batch {
+		if registered[t.ID] {
+			check = append(check, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	err := parallel(ctx, len(check), 16, func(i int) error {
+		t := check[i]
+		old, _, err := r.conn.Get(r.p.task(job, t.ID))
+		if err != nil {
+			return notFound(err, "job %s: task %s", job, t.ID)
+		}
+		if !bytes.Equal(old, t.Spec) {
+			return fmt.Errorf("registry: job %s: task %s with another spec: %w", job, t.ID, ErrExists)
+		}
+		return nil
+	})
+	return keep, err
 }
 
 // TaskSpec reads a task's spec.

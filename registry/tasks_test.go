@@ -109,3 +109,24 @@ func TestCountBucket(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitBatches(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		sizes         []int
+		maxBytes, ops int
+		want          []int
+	}{
+		{"none", nil, 100, 10, nil},
+		{"one batch", []int{10, 10, 10}, 100, 10, []int{3}},
+		{"by bytes", []int{40, 40, 40, 40}, 100, 10, []int{2, 4}},
+		{"exactly full", []int{50, 50, 50}, 100, 10, []int{2, 3}},
+		{"by ops", []int{1, 1, 1, 1, 1}, 100, 2, []int{2, 4, 5}},
+		{"oversized alone", []int{10, 500, 10}, 100, 10, []int{1, 2, 3}},
+	} {
+		got := splitBatches(tc.sizes, tc.maxBytes, tc.ops)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

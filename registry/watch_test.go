@@ -22,7 +22,7 @@ func TestWatchJob(t *testing.T) {
 		t.Helper()
 		drain(changes)
 		do()
-		receive(t, changes, 30*time.Second, "an event after "+what)
+		closedWithin(t, changes, 30*time.Second, "an event after "+what)
 	}
 	j, _ := master.Job(ctx, "j")
 	step("a state change", func() {

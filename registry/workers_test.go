@@ -19,7 +19,7 @@ func TestWorkers(t *testing.T) {
 	if err := r1.RegisterWorker(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	receive(t, changes, 30*time.Second, "a worker registration event")
+	closedWithin(t, changes, 30*time.Second, "a worker registration event")
 	if err := r2.RegisterWorker(ctx, Worker{ID: w.ID}); !errors.Is(err, ErrExists) {
 		t.Fatalf("same id from another session: %v, want ErrExists", err)
 	}
@@ -34,7 +34,7 @@ func TestWorkers(t *testing.T) {
 	// After its session expires, the worker is registered again in the new one.
 	drain(changes)
 	old := expire(t, r1, proxy)
-	receive(t, changes, 30*time.Second, "a worker change event after the expiry")
+	closedWithin(t, changes, 30*time.Second, "a worker change event after the expiry")
 	waitFor(t, 30*time.Second, "the worker registered again", func() bool {
 		ok, st, err := r2.conn.Exists(r2.p.worker(w.ID))
 		return err == nil && ok && st.EphemeralOwner == r1.SessionID() && st.EphemeralOwner != old

@@ -130,7 +130,7 @@ var errCrash = errors.New("simulated crash")
 func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := integrationCtx(t)
-	src, dst := env.Source, env.Target
+	src := env.Source
 
 	// Source: three regions, two flushes with overlapping rows, rewrites of
 	// identical keys, every delete kind. Region [r400, ) gets two files
@@ -170,6 +170,31 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 	srcFS := hdfsClient(t, src)
 	inputs := storeFiles(t, srcFS, src, srcTable, srcRegions)
 
+	t.Run("all time", func(t *testing.T) {
+		kinds := copyAndCompare(t, env, srcTable, srcFS, srcRegions, inputs, job.AllTime(), true, 4)
+		if len(kinds) != 5 {
+			t.Errorf("source scan lacks some cell types: %v", kinds)
+		}
+	})
+	// An incremental copy: only cells of timestamps in [1001, 1002),
+	// delete markers included, as HBase's time-range scans select them.
+	t.Run("time range", func(t *testing.T) {
+		kinds := copyAndCompare(t, env, srcTable, srcFS, srcRegions, inputs, job.TimeRange{Min: 1001, Max: 1002}, false, 0)
+		if kinds["Delete"] == 0 || kinds["DeleteFamily"] == 0 || kinds["Put"] == 0 || len(kinds) != 3 {
+			t.Errorf("source scan in the time range has types %v, want Put, Delete and DeleteFamily", kinds)
+		}
+	})
+}
+
+// copyAndCompare copies rows [r150, r450) of the source table for the time
+// range into a new target table split differently, loads every output file
+// and compares raw scans of both. With crash, the task over the middle region
+// stops before loading its second file of f and resumes from its stored
+// checkpoint. It returns the source's cells counted by type.
+func copyAndCompare(t *testing.T, env *testenv.Env, srcTable string, srcFS *hdfs.Client, srcRegions []testenv.Region,
+	inputs map[string][]Input, times job.TimeRange, crashOne bool, wantFast int) map[string]int {
+	ctx := integrationCtx(t)
+	src, dst := env.Source, env.Target
 	// Target: split differently, other settings for f.
 	dstFams := []testenv.Family{{Name: "f", MaxVersions: 10, Compression: "GZ", Encoding: "PREFIX", Bloom: "ROWCOL"}, {Name: "g", MaxVersions: 10}}
 	// At most two files reach any target store: a third would start a
@@ -190,9 +215,19 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 	dstFS := hdfsClient(t, dst)
 	outDir := path.Join("/user", dst.User, ".rangecopy", testenv.UniqueName(t, "wout"))
 	t.Cleanup(func() { dstFS.RemoveAll(outDir) })
-	families := map[string]FamilySettings{
-		"f": {Compression: hfile.CompressionGZ, Encoding: hfile.EncodingPrefix, Bloom: hfile.BloomRowCol},
-		"g": {Bloom: hfile.BloomRow},
+	// The output settings come from the target's descriptor.
+	td, err := hc.TableDescriptor(ctx, dstTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	families := map[string]FamilySettings{}
+	for _, fd := range td.Families {
+		if families[fd.Name], err = SettingsFor(fd, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := (FamilySettings{Compression: hfile.CompressionGZ, Encoding: hfile.EncodingPrefix, Bloom: hfile.BloomRowCol, BlockSize: 64 << 10}); families["f"] != want {
+		t.Fatalf("settings of f from %+v: %+v, want %+v", td.Family("f"), families["f"], want)
 	}
 
 	rows := job.KeyRange{Start: rowName(150), End: rowName(450)}
@@ -207,7 +242,7 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 		task := Task{
 			Task:       job.Task{ID: "t-" + sr.EncodedName, Region: sr.EncodedName, Rows: taskRows},
 			Inputs:     inputs[sr.EncodedName],
-			Time:       job.AllTime(),
+			Time:       times,
 			Regions:    regions,
 			Families:   families,
 			Checkpoint: checkpoint.New("t-" + sr.EncodedName),
@@ -216,7 +251,7 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 		cp := task.Checkpoint
 		// The task over the middle region "crashes" before loading its
 		// second file of f, then runs again from its stored checkpoint.
-		crash := bytes.Equal(sr.StartKey, rowName(200))
+		crash := crashOne && bytes.Equal(sr.StartKey, rowName(200))
 		loadedF := 0
 		emit := func(ctx context.Context, f OutputFile) error {
 			mu.Lock()
@@ -283,11 +318,14 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 	}
 	t.Logf("copied %d files (%d fast path), %d bytes read, %d cells read, %d written, %d bytes written",
 		files, fastFiles, ctr.BytesRead.Load(), ctr.CellsRead.Load(), ctr.CellsWritten.Load(), ctr.BytesWritten.Load())
-	if fastFiles != 4 {
-		t.Errorf("%d fast-path files, want 4 (two files of each family in region [r400, ))", fastFiles)
+	if fastFiles != wantFast {
+		t.Errorf("%d fast-path files, want %d", fastFiles, wantFast)
 	}
 
 	scan := testenv.ScanSpec{StartRow: rows.Start, StopRow: rows.End, Raw: true}
+	if !times.IsAll() {
+		scan.StartTime, scan.EndTime = times.Min, times.Max
+	}
 	want, err := src.Scan(ctx, srcTable, scan)
 	if err != nil {
 		t.Fatal(err)
@@ -320,9 +358,6 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 		kinds[c.Type]++
 	}
 	t.Logf("compared %d cells, by type %v", len(w), kinds)
-	if len(kinds) != 5 {
-		t.Errorf("source scan lacks some cell types: %v", kinds)
-	}
 	// Nothing else in the target: rows outside the range were not copied.
 	all, err := dst.Scan(ctx, dstTable, testenv.ScanSpec{Raw: true})
 	if err != nil || len(all) != len(got) {
@@ -338,4 +373,5 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
+	return kinds
 }

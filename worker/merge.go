@@ -52,9 +52,13 @@ func (b *batch) reset() {
 // source is one input's stream of batches into the merge.
 type source struct {
 	rank int // position in newest-first order: 0 is the newest file
-	name string
-	out  chan *batch // filled batches; closed at the end
-	free chan *batch // empty batches back to the input goroutine
+	// stamped says every cell of the input has the sequence id stamp, as
+	// HBase gives the cells of a bulk-loaded file the file's.
+	stamped bool
+	stamp   uint64
+	name    string
+	out     chan *batch // filled batches; closed at the end
+	free    chan *batch // empty batches back to the input goroutine
 	// err is the input goroutine's result, set before out is closed.
 	err   error
 	cur   *batch
@@ -157,7 +161,8 @@ func (s *source) advance(ctx context.Context) (bool, error) {
 }
 
 // merger is a k-way merge of sources in key order; among identical keys the
-// source of lower rank (the newer file) comes first.
+// cell of larger sequence id comes first, then the source of lower rank (the
+// newer file), as HBase's KeyValueHeap orders its store file scanners.
 type merger struct {
 	heap []*source
 }
@@ -166,7 +171,18 @@ func less(a, b *source) bool {
 	if c := hfile.CompareKeys(a.cells, b.cells); c != 0 {
 		return c < 0
 	}
+	if sa, sb := a.seqID(), b.seqID(); sa != sb {
+		return sa > sb
+	}
 	return a.rank < b.rank
+}
+
+// seqID is the current cell's sequence id as HBase sees it.
+func (s *source) seqID() uint64 {
+	if s.stamped {
+		return s.stamp
+	}
+	return s.cells.SeqID
 }
 
 func (m *merger) push(s *source) {

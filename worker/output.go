@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -182,7 +183,7 @@ func verifyCopy(ctx context.Context, fs Opener, p string, size int64, want uint3
 
 // ErrCopyMismatch reports a fast-path copy whose bytes on the target differ
 // from the source's.
-var ErrCopyMismatch = fmt.Errorf("worker: copied file differs from its source")
+var ErrCopyMismatch = errors.New("worker: copied file differs from its source")
 
 // rollReason says why the output file is closed before a row.
 type rollReason int

@@ -159,7 +159,8 @@ func (a *readAhead) load(pos int64) error {
 	return nil
 }
 
-// wait stops read-ahead: it waits for a fetch in flight. The underlying file
+// wait stops read-ahead: it waits for a fetch in flight and drops the
+// buffers. Later reads still work, one chunk at a time. The underlying file
 // is not closed.
 func (a *readAhead) wait() {
 	a.mu.Lock()
@@ -169,4 +170,5 @@ func (a *readAhead) wait() {
 		<-a.next.done
 		a.next = nil
 	}
+	a.cur, a.curOff, a.spare = nil, -1, nil
 }

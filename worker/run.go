@@ -29,7 +29,8 @@ type Task struct {
 	Task job.Task
 	// Inputs are the task's input files, every family.
 	Inputs []Input
-	// Time is the job's time range.
+	// Time is the job's time range; the zero value means every timestamp
+	// (as in job.Spec).
 	Time job.TimeRange
 	// Regions are the target table's regions in key order, as seen when the
 	// task starts; they must cover the task's range.
@@ -83,6 +84,9 @@ func Run(ctx context.Context, t Task, o Options, emit EmitFunc) error {
 	}
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if t.Time == (job.TimeRange{}) {
+		t.Time = job.AllTime()
 	}
 	if err := checkRegions(t.Regions, t.Task.Rows); err != nil {
 		return fmt.Errorf("task %s: %w", t.Task.ID, err)
@@ -149,6 +153,9 @@ type opened struct {
 	half  *hfile.HalfReader
 	facts fileFacts
 	rank  fileRank
+	// bulk says HBase treats the file as bulk loaded: its cells carry the
+	// file's sequence id (HStoreFile.isBulkLoadResult).
+	bulk bool
 }
 
 func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
@@ -167,9 +174,11 @@ func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
 	op.rank = fileRank{seqID: info.MaxSeqID, size: size, name: in.Path}
 	if n, ok := bulkLoadSeqID(path.Base(in.Path)); ok {
 		op.rank.seqID = n
+		op.bulk = true
 	}
 	if ts, ok := info.Raw[hfile.FileInfoBulkLoadTimestamp]; ok && len(ts) == 8 {
 		op.rank.bulkTime = int64(beUint64(ts))
+		op.bulk = true
 	}
 	var first, last *hfile.Cell
 	if in.Reference != nil {
@@ -275,6 +284,7 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 		}
 		fr.o.Logger.Debug("input", "family", fr.family, "file", op.in.Path, "path", rule.String())
 		if rule == FastPathOK {
+			op.ra.wait() // its bytes are copied, not decoded: free the buffers
 			fast = append(fast, op)
 		} else if op.facts.FirstRow != nil {
 			slow = append(slow, op)
@@ -299,7 +309,8 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 	includeTags := false
 	for i, op := range slow {
 		includeTags = includeTags || op.r.Info().IncludesTags
-		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, 3)}
+		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, 3),
+			stamped: op.bulk, stamp: uint64(max(op.rank.seqID, 0))}
 		for range 3 {
 			s.free <- &batch{buf: make([]byte, 0, batchBytes)}
 		}

@@ -116,6 +116,12 @@ func TestFilterKeyAndTimeRange(t *testing.T) {
 	if f := c.dataFiles(); len(f) != 1 || f[0].FastPath {
 		t.Fatalf("emitted %+v, want one decoded file", f)
 	}
+	// The zero time range is every timestamp.
+	task.Time = job.TimeRange{}
+	task.OutputDir = t.TempDir()
+	if got := outputCells(t, run(t, task, Options{})); len(got) != 3*5 {
+		t.Fatalf("zero time range: %d cells, want 15", len(got))
+	}
 }
 
 // manyRows writes rows r000..r(n-1), each with versions of two qualifiers.
@@ -455,4 +461,61 @@ func TestFamiliesAndEmitError(t *testing.T) {
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "family f") || !strings.Contains(err.Error(), task.OutputDir) {
 		t.Fatalf("Run = %v", err)
 	}
+}
+
+// sliceScanner scans a slice of cells.
+type sliceScanner struct {
+	cells []*hfile.Cell
+	i     int
+}
+
+func (s *sliceScanner) Next() bool        { s.i++; return s.i <= len(s.cells) }
+func (s *sliceScanner) Cell() *hfile.Cell { return s.cells[s.i-1] }
+func (s *sliceScanner) Err() error        { return nil }
+
+// TestMergeCellSequenceIDFirst checks the order of identical keys: the cell
+// of larger sequence id wins, even from an older file, as HBase's KeyValueHeap
+// orders them; the cells of a stamped (bulk-loaded) input count with the
+// file's sequence id; equal sequence ids go to the newer file.
+func TestMergeCellSequenceIDFirst(t *testing.T) {
+	withSeq := func(c *hfile.Cell, seq uint64) *hfile.Cell { c.SeqID = seq; return c }
+	inputs := []struct {
+		stamped bool
+		stamp   uint64
+		cells   []*hfile.Cell
+	}{
+		// Rank 0, the newest file: a flushed file whose MVCC was dropped.
+		{false, 0, []*hfile.Cell{cell("a", "q", 1, hfile.TypePut, "newest, seq 0"), cell("b", "q", 1, hfile.TypePut, "newest, seq 0")}},
+		// Rank 1: a bulk-loaded file of sequence id 95.
+		{true, 95, []*hfile.Cell{withSeq(cell("c", "q", 1, hfile.TypePut, "bulk, file seq 95"), 7)}},
+		// Rank 2, the oldest: a flushed file that kept its MVCC.
+		{false, 0, []*hfile.Cell{
+			withSeq(cell("a", "q", 1, hfile.TypePut, "oldest, seq 90"), 90),
+			withSeq(cell("b", "q", 1, hfile.TypePut, "oldest, seq 0"), 0),
+			withSeq(cell("c", "q", 1, hfile.TypePut, "oldest, seq 90"), 90),
+		}},
+	}
+	ctx := t.Context()
+	var srcs []*source
+	var ctr Counters
+	for i, in := range inputs {
+		s := &source{rank: i, name: fmt.Sprint(i), stamped: in.stamped, stamp: in.stamp, out: make(chan *batch, 1), free: make(chan *batch, 3)}
+		for range 3 {
+			s.free <- &batch{buf: make([]byte, 0, batchBytes)}
+		}
+		go runInput(ctx, &sliceScanner{cells: in.cells}, job.AllTime(), s, &ctr)
+		srcs = append(srcs, s)
+	}
+	var got []*hfile.Cell
+	if err := mergeCells(ctx, srcs, func(c *hfile.Cell) error { got = append(got, c.Clone()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range got {
+		c.SeqID = 0
+	}
+	equalCells(t, "merged", got, []*hfile.Cell{
+		cell("a", "q", 1, hfile.TypePut, "oldest, seq 90"),
+		cell("b", "q", 1, hfile.TypePut, "newest, seq 0"),
+		cell("c", "q", 1, hfile.TypePut, "bulk, file seq 95"),
+	})
 }

@@ -1,0 +1,88 @@
+package worker
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rangecopy/hbase"
+	"rangecopy/hfile"
+)
+
+// ZstdHadoopCodec is the codec class HBase uses for ZSTD by default
+// (hbase.io.compress.zstd.codec): Hadoop's native ZStandardCodec, which writes
+// plain zstd frames.
+const ZstdHadoopCodec = "org.apache.hadoop.io.compress.ZStandardCodec"
+
+// SettingsFor maps a target family's descriptor onto the settings of its
+// output files. zstdCodec is the target's hbase.io.compress.zstd.codec (empty:
+// HBase's default, ZstdHadoopCodec); it matters only for ZSTD families. MOB
+// and encrypted families, and settings the hfile writer lacks, are refused
+// with an error naming the family.
+func SettingsFor(fd hbase.FamilyDescriptor, zstdCodec string) (FamilySettings, error) {
+	var s FamilySettings
+	fail := func(format string, args ...any) (FamilySettings, error) {
+		return FamilySettings{}, fmt.Errorf("target family %s: %s", fd.Name, fmt.Sprintf(format, args...))
+	}
+	if v := fd.Attributes["IS_MOB"]; strings.EqualFold(v, "true") {
+		return fail("MOB families are not supported")
+	}
+	if v := fd.Attributes["ENCRYPTION"]; v != "" {
+		return fail("encrypted families (ENCRYPTION %s) are not supported", v)
+	}
+	switch c := strings.ToUpper(fd.Compression); c {
+	case "", "NONE":
+	case "GZ":
+		s.Compression = hfile.CompressionGZ
+	case "SNAPPY":
+		s.Compression = hfile.CompressionSnappy
+	case "LZ4":
+		s.Compression = hfile.CompressionLZ4
+	case "ZSTD":
+		s.Compression = hfile.CompressionZSTD
+		s.ZstdFraming = hfile.ZstdHadoopBlock
+		if zstdCodec == "" || zstdCodec == ZstdHadoopCodec {
+			s.ZstdFraming = hfile.ZstdPlainFrame
+		}
+	default:
+		return fail("compression %s is not supported", c)
+	}
+	switch e := strings.ToUpper(fd.DataBlockEncoding); e {
+	case "", "NONE":
+	case "PREFIX":
+		s.Encoding = hfile.EncodingPrefix
+	case "DIFF":
+		s.Encoding = hfile.EncodingDiff
+	case "FAST_DIFF":
+		s.Encoding = hfile.EncodingFastDiff
+	case "ROW_INDEX_V1":
+		s.Encoding = hfile.EncodingRowIndexV1
+	default:
+		return fail("data block encoding %s is not supported", e)
+	}
+	switch b := strings.ToUpper(fd.BloomFilter); b {
+	case "", "ROW": // ROW is HBase's default
+		s.Bloom = hfile.BloomRow
+	case "NONE":
+	case "ROWCOL":
+		s.Bloom = hfile.BloomRowCol
+	default:
+		// ROWPREFIX_FIXED_LENGTH needs a prefix length the writer does not
+		// take; a file without a bloom is valid, only slower to read.
+		s.Bloom = hfile.BloomNone
+	}
+	if fd.BlockSize < 0 {
+		return fail("block size %d", fd.BlockSize)
+	}
+	s.BlockSize = fd.BlockSize
+	if s.BlockSize == 0 {
+		if v, ok := fd.Attributes["BLOCKSIZE"]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fail("block size %q", v)
+			}
+			s.BlockSize = n
+		}
+	}
+	return s, nil
+}
