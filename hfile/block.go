@@ -161,10 +161,12 @@ type checksumError struct {
 	got, want uint32
 }
 
+// Error describes the mismatch and where it is.
 func (e *checksumError) Error() string {
 	return fmt.Sprintf("checksum mismatch in chunk at offset %d: computed 0x%08x, stored 0x%08x", e.offset, e.got, e.want)
 }
 
+// Unwrap makes errors.Is(err, ErrChecksum) hold.
 func (e *checksumError) Unwrap() error { return ErrChecksum }
 
 // appendBlock appends a complete on-disk block (header, payload, CRC32C

@@ -104,3 +104,21 @@ func (r *Reader) DataIndex() ([]DataBlock, error) {
 	}
 	return out, nil
 }
+
+// RootIndex returns the root level of the data index, read at Open, without
+// further I/O. In a single-level index these are the data blocks; in a
+// multi-level one they point at index blocks, whose first keys and offsets
+// still sample the file's key space in order, which is what planning needs
+// to cut a large file's range and estimate the bytes of part of it. The
+// cells own their bytes.
+func (r *Reader) RootIndex() ([]DataBlock, error) {
+	out := make([]DataBlock, 0, len(r.root))
+	for _, e := range r.root {
+		c, err := ParseKey(e.key)
+		if err != nil {
+			return nil, r.wrap(fmt.Errorf("root index entry for block at offset %d: %w", e.offset, err))
+		}
+		out = append(out, DataBlock{Offset: e.offset, Size: e.size, Key: c.Clone()})
+	}
+	return out, nil
+}

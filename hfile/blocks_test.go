@@ -66,6 +66,21 @@ func TestBlocksAndDataIndex(t *testing.T) {
 					t.Fatalf("index keys out of order at %d: %s then %s", i, idx[i-1].Key, e.Key)
 				}
 			}
+			root, err := r.RootIndex()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(root) != int(r.Trailer().DataIndexCount) {
+				t.Fatalf("root index has %d entries, the trailer says %d", len(root), r.Trailer().DataIndexCount)
+			}
+			if tc.levels == 1 && (len(root) != len(idx) || root[3].Offset != idx[3].Offset) {
+				t.Fatalf("single-level root index differs from the data index")
+			}
+			for i := 1; i < len(root); i++ {
+				if root[i].Offset <= root[i-1].Offset || CompareKeys(root[i-1].Key, root[i].Key) >= 0 {
+					t.Fatalf("root entries %d and %d out of order", i-1, i)
+				}
+			}
 			// Every index key leads a scanner to a cell at or after it.
 			s := r.Scanner(ScanOptions{})
 			for _, e := range idx {

@@ -382,6 +382,7 @@ func (cs *codecs) block(alg Compression, dst, src []byte) ([]byte, error) {
 // bytesAppender is an io.Writer that appends to a slice.
 type bytesAppender struct{ b []byte }
 
+// Write appends p.
 func (w *bytesAppender) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil

@@ -187,6 +187,7 @@ type blockReader struct {
 	raw   []byte
 	plain []byte
 	cs    codecs
+	hint  int // size of the last block read
 }
 
 // read reads the block at off. size is its on-disk size with header when
@@ -199,9 +200,11 @@ func (r *Reader) readBlock(br *blockReader, off int64, size int) (blockHeader, [
 	if size != 0 && (size < headerSize || int64(size) > limit) {
 		return blockHeader{}, nil, formatError("block at offset %d: indexed size %d outside the block section", off, size)
 	}
+	// Without a size from the index, read as much as the previous block
+	// took: sequential scans then need one read per block, not two.
 	n := size
 	if n == 0 {
-		n = headerSize
+		n = int(min(int64(max(headerSize, br.hint)), limit))
 	}
 	br.raw = grow(br.raw[:0], n)[:n]
 	if err := r.readAt(br.raw, off); err != nil {
@@ -214,12 +217,14 @@ func (r *Reader) readBlock(br *blockReader, off int64, size int) (blockHeader, [
 	if size != 0 && h.onDiskSize() != size {
 		return h, nil, formatError("block at offset %d: index says %d bytes, header says %d", off, size, h.onDiskSize())
 	}
-	if size == 0 {
-		br.raw = grow(br.raw, h.onDiskSize()-headerSize)[:h.onDiskSize()]
-		if err := r.readAt(br.raw[headerSize:], off+headerSize); err != nil {
+	if h.onDiskSize() > n {
+		br.raw = grow(br.raw, h.onDiskSize()-n)[:h.onDiskSize()]
+		if err := r.readAt(br.raw[n:], off+int64(n)); err != nil {
 			return h, nil, err
 		}
 	}
+	br.raw = br.raw[:h.onDiskSize()]
+	br.hint = h.onDiskSize()
 	p, err := r.payload(&h, br.raw, &br.cs, br.plain)
 	if err != nil {
 		return h, nil, err
@@ -269,7 +274,7 @@ func (r *Reader) LastKey() *Cell {
 	return c
 }
 
-// errorf wraps err with the file name.
+// wrap wraps err with the file name.
 func (r *Reader) wrap(err error) error {
 	return fmt.Errorf("hfile %s: %w", r.name, err)
 }

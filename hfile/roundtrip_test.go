@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -289,5 +290,85 @@ func TestZstdPlainFrames(t *testing.T) {
 		if got := bytes.Equal(raw[:4], zstdMagic); got != (zf == ZstdPlainFrame) {
 			t.Fatalf("framing %d: payload starts with %x", zf, raw[:4])
 		}
+	}
+}
+
+func TestDataIndex(t *testing.T) {
+	cells := genCells(3000, 16, false, false)
+	for _, opts := range []WriterOptions{
+		{BlockSize: 1024},
+		{BlockSize: 512, IndexBlockSize: 128, IndexMinEntries: 2, Encoding: EncodingPrefix},
+	} {
+		b := writeFile(t, opts, cells)
+		r := openBytes(t, b)
+		idx, err := r.DataIndex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(idx) < 10 {
+			t.Fatalf("%d data blocks", len(idx))
+		}
+		if CompareKeys(idx[0].Key, cells[0]) != 0 || idx[0].Offset != r.Trailer().FirstDataBlockOffset ||
+			idx[len(idx)-1].Offset != r.Trailer().LastDataBlockOffset {
+			t.Fatalf("index ends: %+v ... %+v", idx[0], idx[len(idx)-1])
+		}
+		// Every entry's key is the first cell of its block: scanning from
+		// it starts at that block's first cell, and the keys ascend.
+		s := r.Scanner(ScanOptions{})
+		for i, e := range idx {
+			if i > 0 && CompareKeys(idx[i-1].Key, e.Key) > 0 {
+				t.Fatalf("index keys out of order at %d", i)
+			}
+			s.Seek(e.Key)
+			if !s.Next() || CompareKeys(s.Cell(), e.Key) != 0 {
+				t.Fatalf("entry %d key %s: scan found %v", i, e.Key, s.Cell())
+			}
+		}
+	}
+}
+
+type countingReaderAt struct {
+	r     *bytes.Reader
+	reads int
+	fail  int64 // reads at or after this offset fail, if > 0
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	if c.fail > 0 && off+int64(len(p)) > c.fail {
+		return 0, errors.New("injected I/O error")
+	}
+	return c.r.ReadAt(p, off)
+}
+
+func TestReadAtCallsAndErrors(t *testing.T) {
+	cells := genCells(5000, 17, false, false)
+	b := writeFile(t, WriterOptions{BlockSize: 4096}, cells)
+	cr := &countingReaderAt{r: bytes.NewReader(b)}
+	r, err := Open(cr, int64(len(b)), "count.hfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := len(r.root)
+	cr.reads = 0
+	if got := readAll(t, r, ScanOptions{}); len(got) != len(cells) {
+		t.Fatalf("%d cells", len(got))
+	}
+	t.Logf("%d reads for %d blocks", cr.reads, blocks)
+	// One read per block, plus a second one whenever a block is larger
+	// than the one before it.
+	if cr.reads > blocks+blocks/2+2 {
+		t.Errorf("%d reads for %d blocks", cr.reads, blocks)
+	}
+	// I/O errors surface with the file name.
+	cr.fail = r.root[blocks/2].offset + 10
+	s := r.Scanner(ScanOptions{})
+	for s.Next() {
+	}
+	if s.Err() == nil || !strings.Contains(s.Err().Error(), "count.hfile") || !strings.Contains(s.Err().Error(), "injected I/O error") {
+		t.Fatalf("scan over failing reads: %v", s.Err())
+	}
+	if _, err := Open(cr, int64(len(b)), "count.hfile"); err == nil {
+		t.Fatal("open over failing reads succeeded")
 	}
 }

@@ -2,8 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"testing"
 
 	"rangecopy/hfile"
@@ -27,16 +25,16 @@ func writeFile(t *testing.T, rows []string, opts hfile.WriterOptions) []byte {
 	return buf.Bytes()
 }
 
-func TestReadRootIndex(t *testing.T) {
+func TestRootIndex(t *testing.T) {
 	rows := rowsN("row", 0, 3000)
 	plain := writeFile(t, rows, hfile.WriterOptions{BlockSize: 1024})
 	pr, err := hfile.Open(bytes.NewReader(plain), int64(len(plain)), "plain")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, ok, err := readRootIndex(bytes.NewReader(plain), pr.Trailer(), "plain")
-	if err != nil || !ok || len(base) < 50 {
-		t.Fatalf("uncompressed index: %d entries, %v, %v", len(base), ok, err)
+	base, err := rootIndex(pr)
+	if err != nil || len(base) < 50 {
+		t.Fatalf("uncompressed index: %d entries, %v", len(base), err)
 	}
 	tests := []struct {
 		name  string
@@ -60,9 +58,9 @@ func TestReadRootIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := readRootIndex(bytes.NewReader(b), r.Trailer(), tc.name)
-			if err != nil || !ok {
-				t.Fatalf("readRootIndex: %v, %v", ok, err)
+			got, err := rootIndex(r)
+			if err != nil {
+				t.Fatalf("rootIndex: %v", err)
 			}
 			if len(got) != int(r.Trailer().DataIndexCount) {
 				t.Fatalf("%d entries, trailer says %d", len(got), r.Trailer().DataIndexCount)
@@ -90,37 +88,4 @@ func TestReadRootIndex(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestReadRootIndexCorrupt(t *testing.T) {
-	b := writeFile(t, rowsN("row", 0, 500), hfile.WriterOptions{BlockSize: 512, Compression: hfile.CompressionGZ})
-	r, err := hfile.Open(bytes.NewReader(b), int64(len(b)), "f")
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := int(r.Trailer().LoadOnOpenDataOffset)
-	for _, at := range []int{off + 40, off + 8, off} {
-		bad := append([]byte(nil), b...)
-		bad[at] ^= 0x55
-		_, _, err := readRootIndex(bytes.NewReader(bad), r.Trailer(), "f")
-		if err == nil || !(errors.Is(err, hfile.ErrFormat) || errors.Is(err, hfile.ErrChecksum)) {
-			t.Errorf("byte %d flipped: err = %v", at-off, err)
-		}
-	}
-}
-
-// FuzzDecompressBlock checks that the index codecs never panic and never
-// return more than asked for.
-func FuzzDecompressBlock(f *testing.F) {
-	for _, c := range []hfile.Compression{hfile.CompressionGZ, hfile.CompressionSnappy, hfile.CompressionLZ4, hfile.CompressionZSTD} {
-		f.Add(uint8(c), []byte("\x00\x00\x00\x10\x00\x00\x00\x04abcd"), 16)
-	}
-	f.Add(uint8(hfile.CompressionZSTD), []byte("\x28\xb5\x2f\xfd\x00\x00"), 100)
-	f.Fuzz(func(t *testing.T, alg uint8, src []byte, want int) {
-		want %= 1 << 20
-		out, err := decompressBlock(hfile.Compression(alg%5), src, want)
-		if err == nil && len(out) != want {
-			t.Fatal(fmt.Sprintf("%d bytes, want %d", len(out), want))
-		}
-	})
 }

@@ -275,7 +275,7 @@ func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int)
 	if info.HasTimeRange {
 		sf.HasTime, sf.MinTime, sf.MaxTime = true, info.TimeRangeMin, info.TimeRangeMax
 	}
-	idx, _, err := readRootIndex(file, r.Trailer(), in.Path)
+	idx, err := rootIndex(r)
 	if err != nil {
 		return sf, false, fmt.Errorf("%s: %w", what, err)
 	}
@@ -319,6 +319,34 @@ func clipIndex(entries []job.IndexEntry, first, last []byte) []job.IndexEntry {
 			break
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// rootIndex returns the root level of the file's data index as planning
+// samples: in a single-level index one entry per data block, in a
+// multi-level one per leaf or intermediate index block, whose offsets still
+// place their keys in the file.
+func rootIndex(r *hfile.Reader) ([]job.IndexEntry, error) {
+	root, err := r.RootIndex()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]job.IndexEntry, len(root))
+	for i, b := range root {
+		out[i] = job.IndexEntry{Row: b.Key.Row, Offset: b.Offset}
+	}
+	return out, nil
+}
+
+// sampleIndex keeps at most max entries, evenly spread, always the first.
+func sampleIndex(entries []job.IndexEntry, max int) []job.IndexEntry {
+	if len(entries) <= max || max <= 0 {
+		return entries
+	}
+	out := make([]job.IndexEntry, 0, max)
+	for i := 0; i < max; i++ {
+		out = append(out, entries[i*len(entries)/max])
 	}
 	return out
 }

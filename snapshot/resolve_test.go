@@ -367,28 +367,3 @@ func TestSampleIndex(t *testing.T) {
 		t.Error("a short index was sampled")
 	}
 }
-
-func TestVLong(t *testing.T) {
-	tests := []struct {
-		b    []byte
-		v    int64
-		n    int
-		fail bool
-	}{
-		{[]byte{0}, 0, 1, false},
-		{[]byte{127}, 127, 1, false},
-		{[]byte{0x90}, -112, 1, false},
-		{[]byte{0x8f, 0x80}, 128, 2, false},       // -113: one byte follows
-		{[]byte{0x8e, 0x01, 0x00}, 256, 3, false}, // -114: two bytes follow
-		{[]byte{0x87, 0x00}, -1 ^ 0, 2, false},    // -121: negative, one byte: ^0 = -1
-		{[]byte{0x87, 0x70}, ^int64(0x70), 2, false},
-		{[]byte{0x8e, 0x01}, 0, 0, true},
-		{nil, 0, 0, true},
-	}
-	for _, tc := range tests {
-		v, n, err := vlong(tc.b)
-		if tc.fail != (err != nil) || (!tc.fail && (v != tc.v || n != tc.n)) {
-			t.Errorf("vlong(%x) = %d, %d, %v; want %d, %d", tc.b, v, n, err, tc.v, tc.n)
-		}
-	}
-}
