@@ -181,7 +181,7 @@ func newRun(ctx context.Context, o *Options) (*run, error) {
 		if err := o.Spec.Validate(); err != nil {
 			return nil, err
 		}
-	} else if err := registry.ValidateID(o.Resume); err != nil {
+	} else if err := registry.ValidateJobID(o.Resume); err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
 	for _, c := range []cluster.Config{o.Source, o.Target} {

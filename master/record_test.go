@@ -17,8 +17,12 @@ func TestJobID(t *testing.T) {
 	tgt := cluster.Config{Name: "target", ZKQuorum: []string{"t:2181"}, ZNodeParent: "/hbase"}
 	spec := job.Spec{Table: "ns:tbl", Rows: job.KeyRange{Start: []byte{0}, End: []byte{0xff}}, Families: []string{"b", "a"}}
 	id := JobID(src, tgt, spec)
-	if err := registry.ValidateID(id); err != nil {
+	if err := registry.ValidateJobID(id); err != nil {
 		t.Fatalf("job id %q: %v", id, err)
+	}
+	long := job.Spec{Table: "a_long_namespace_name_" + strings.Repeat("n", 60) + ":" + strings.Repeat("q", 180)}
+	if lid := JobID(src, tgt, long); registry.ValidateJobID(lid) != nil {
+		t.Errorf("job id of a long table name %q: %v", lid, registry.ValidateJobID(lid))
 	}
 	if !strings.HasPrefix(id, "copy-ns.tbl-") || strings.Contains(SnapshotName(id), ":") {
 		t.Errorf("job id %q, snapshot %q", id, SnapshotName(id))
