@@ -190,12 +190,15 @@ func newRun(ctx context.Context, o *Options) (*run, error) {
 		}
 	}
 	var err error
-	// The registry first: a resumed job brings its own spec.
-	rctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
-	r.reg, err = registry.Open(rctx, registry.Config{Servers: o.ZK, Root: o.ZKRoot, Logger: o.Logger.With("part", "registry")})
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("registry ZooKeeper %s: unreachable within %s: %w", strings.Join(o.ZK, ","), o.DialTimeout, err)
+	// The registry first: a resumed job brings its own spec. A dry run
+	// does not touch it (opening it creates its root).
+	if !o.DryRun || o.Resume != "" {
+		rctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
+		r.reg, err = registry.Open(rctx, registry.Config{Servers: o.ZK, Root: o.ZKRoot, Logger: o.Logger.With("part", "registry")})
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("registry ZooKeeper %s: unreachable within %s: %w", strings.Join(o.ZK, ","), o.DialTimeout, err)
+		}
 	}
 	if o.Resume != "" {
 		j, err := r.reg.Job(ctx, o.Resume)
