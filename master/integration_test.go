@@ -285,3 +285,50 @@ func TestCopyResumePlanning(t *testing.T) {
 		t.Errorf("snapshot of the resumed job left behind")
 	}
 }
+
+// TestCopyFamilies copies one family into a target table that has only
+// that family.
+func TestCopyFamilies(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "fams")
+	writeRounds(t, env.Source, table, binaryRows(40), 2, time.Now().UnixMilli()-100_000, true)
+	target := testenv.UniqueName(t, "ft")
+	if err := env.Target.CreateTable(t.Context(), target, sampleFamilies[:1], sampleSplits); err != nil {
+		t.Fatal(err)
+	}
+	dropTargetLater(t, env, target)
+	o := testOptions(t, env, job.Spec{Table: table, TargetTable: target, Families: []string{"cf1"}})
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("copy: %v", err)
+	}
+	assertFinished(t, env, o, rep)
+	src, err := env.Source.Scan(t.Context(), table, testenv.ScanSpec{Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []testenv.Cell
+	for _, c := range src {
+		if string(c.Family) == "cf1" {
+			want = append(want, c)
+		}
+	}
+	got, err := env.Target.Scan(t.Context(), target, testenv.ScanSpec{Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("target holds %d cells, want the source's %d cells of cf1", len(got), len(want))
+	}
+	for i := range want {
+		a, b := want[i], got[i]
+		if !bytes.Equal(a.Row, b.Row) || !bytes.Equal(a.Qualifier, b.Qualifier) || string(b.Family) != "cf1" ||
+			a.Timestamp != b.Timestamp || a.Type != b.Type || !bytes.Equal(a.Value, b.Value) {
+			t.Fatalf("cell %d differs: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", i,
+				a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type, b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type)
+		}
+	}
+	if rep.FilesLoaded != 4 {
+		t.Errorf("%d files loaded, want 4 (one per region, cf1 only)", rep.FilesLoaded)
+	}
+}
