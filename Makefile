@@ -30,8 +30,10 @@ testenv-down:
 testenv-status:
 	go run ./testenv/cmd/testenv status
 
-## demo: bring up the source and target clusters and print their addresses
-demo: deps testenv-up
+## demo: bring up both clusters, write a sample table on the source, copy a key range of it
+## with rangecopy copy and compare source and target cell for cell
+demo: deps testenv-up build
+	go run ./testenv/cmd/demo
 
 ## test: install what is missing, start the clusters, vet, run every test with -race, stop the clusters
 test: deps

@@ -41,6 +41,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{name: "copy", summary: "copy a key range (and time range) of a table to another cluster", run: runCopyCommand},
 		{name: "hfile", summary: "inspect an HFile: trailer, file info, index, blocks, checks", run: runHFile},
 		{name: "version", summary: "print the version of this binary", run: runVersion},
 		{name: "help", summary: "show this help, or the help of a command", run: nil},

@@ -1,0 +1,89 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"rangecopy/job"
+	"rangecopy/progress"
+	"rangecopy/snapshot"
+)
+
+// dryRun pins the source under a throw-away snapshot, plans, prints the plan
+// and deletes the snapshot. Nothing is registered, created or loaded.
+func (r *run) dryRun(ctx context.Context, id string) error {
+	o := r.o
+	name := fmt.Sprintf("%s-dryrun-%d", SnapshotName(id), time.Now().UnixMilli())
+	p, err := snapshot.Pin(ctx, r.src, snapshot.HDFS(r.srcFS), o.Source.RootDir, o.Spec.Table, name,
+		snapshot.Options{Logger: r.log.With("part", "snapshot")})
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := snapshot.Release(rctx, r.src, name); err != nil {
+			r.log.Warn("delete the dry run's snapshot", "snapshot", name, "err", err)
+		}
+	}()
+	if err != nil {
+		return fmt.Errorf("pin source table %s: %w", o.Spec.Table, err)
+	}
+	plan, err := job.Make(o.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: o.TaskBytes})
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	target := "exists"
+	if !r.tgtExists {
+		target = "would be created"
+	}
+	return WritePlan(o.Out, id, o.Spec, target, len(p.Regions), plan)
+}
+
+// WritePlan prints a plan for a person: the job, each task with its range,
+// input files and bytes, the fast-path candidates (files wholly inside their
+// task's range and the time range; the target's regions and overlaps decide
+// at run time) and the files pruned, by reason.
+func WritePlan(w io.Writer, id string, s job.Spec, target string, regions int, plan job.Plan) error {
+	ew := &errWriter{w: w}
+	ew.printf("dry run of job %s: nothing is registered, created or loaded\n", id)
+	ew.printf("source table %s, rows %s, time %s, target table %s (%s)\n", s.Table, s.Rows, s.Times(), s.Target(), target)
+	regionsIn := map[string]bool{}
+	files, fast := 0, 0
+	var fileBytes int64
+	for _, t := range plan.Tasks {
+		regionsIn[t.Region] = true
+		ew.printf("task %s  rows %s  files %d  bytes %s\n", t.ID, t.Rows, len(t.Files), progress.Bytes(t.Bytes))
+		for _, f := range t.Files {
+			files++
+			fileBytes += f.Size
+			cand := f.FirstRow != nil && f.LastRow != nil && t.Rows.Contains(f.FirstRow) && t.Rows.Contains(f.LastRow) &&
+				f.HasTime && s.Times().Covers(f.MinTime, f.MaxTime)
+			mark := ""
+			if cand {
+				fast++
+				mark = "  fast-path candidate"
+			}
+			ew.printf("  %s/%s  %s  rows [%s, %s]%s\n", f.Family, f.Name, progress.Bytes(f.Size), job.FormatKey(f.FirstRow), job.FormatKey(f.LastRow), mark)
+		}
+	}
+	byReason := map[job.PruneReason]int{}
+	for _, p := range plan.Pruned {
+		byReason[p.Reason]++
+		ew.printf("pruned %s/%s (%s): %s\n", p.File.Family, p.File.Name, progress.Bytes(p.File.Size), p.Reason)
+	}
+	ew.printf("plan: %d of %d regions in range, %d tasks, %d input files (%s on disk, about %s in range), %d fast-path candidates, %d files pruned (%d by time, %d by rows)\n",
+		len(regionsIn), regions, len(plan.Tasks), files, progress.Bytes(fileBytes), progress.Bytes(plan.Bytes), fast,
+		len(plan.Pruned), byReason[job.PrunedByTime], byReason[job.PrunedByRows])
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

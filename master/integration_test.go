@@ -1,0 +1,334 @@
+package master
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"rangecopy/bulkload"
+	"rangecopy/hbase"
+	"rangecopy/job"
+	"rangecopy/testenv"
+)
+
+// TestCopyWholeTable copies a four-region table with binary keys (0x00 and
+// 0xFF bytes), two families, three versions and every delete kind into a new
+// target table, and compares them cell for cell.
+func TestCopyWholeTable(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "whole")
+	writeRounds(t, env.Source, table, binaryRows(120), 3, time.Now().UnixMilli()-100_000, true)
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	dropTargetLater(t, env, table)
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("copy: %v (report %+v)", err, rep)
+	}
+	n := assertSame(t, env, table, table, nil, nil)
+	assertFinished(t, env, o, rep)
+	t.Logf("copied %d cells: %d tasks, %d files loaded, %d bytes read in %.1f s", n, rep.Tasks, rep.FilesLoaded, rep.BytesRead, rep.Seconds)
+	if rep.Tasks != 4 || rep.FilesLoaded != 8 {
+		t.Errorf("tasks %d, files loaded %d; want 4 tasks and 8 files (4 regions, 2 families)", rep.Tasks, rep.FilesLoaded)
+	}
+	regions, err := env.Target.Regions(t.Context(), table)
+	if err != nil || len(regions) != 4 {
+		t.Errorf("target table regions: %d, %v; want pre-split into 4 like the source", len(regions), err)
+	}
+}
+
+// TestCopyRanges copies ranges that cut through regions, start only, stop
+// only and one row, each into a target table of its own.
+func TestCopyRanges(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "ranges")
+	rows := binaryRows(80)
+	writeRounds(t, env.Source, table, rows, 2, time.Now().UnixMilli()-100_000, true)
+	for _, tc := range []struct {
+		name        string
+		start, stop []byte
+	}{
+		{"cut", []byte{0x20}, []byte{0x90, 0x00}},
+		{"start-only", []byte{0x80, 0x10}, nil},
+		{"stop-only", nil, []byte{0x40, 0x05}},
+		{"one-row", rows[6], append(bytes.Clone(rows[6]), 0x00)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := testenv.UniqueName(t, "rt")
+			dropTargetLater(t, env, target)
+			o := testOptions(t, env, job.Spec{Table: table, TargetTable: target, Rows: job.KeyRange{Start: tc.start, End: tc.stop}})
+			o.CreateTable = true
+			rep, err := Copy(t.Context(), o)
+			if err != nil {
+				t.Fatalf("copy: %v", err)
+			}
+			n := assertSame(t, env, table, target, tc.start, tc.stop)
+			assertFinished(t, env, o, rep)
+			t.Logf("range [%x, %x): %d cells, %d tasks, %d files", tc.start, tc.stop, n, rep.Tasks, rep.FilesLoaded)
+		})
+	}
+}
+
+// TestCopyIncrementalTime copies [0, T1), writes more, then copies [T1, T2):
+// the second run prunes the first round's files unread, and the target ends
+// up with the whole table.
+func TestCopyIncrementalTime(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "incr")
+	rows := binaryRows(60)
+	t0 := time.Now().UnixMilli() - 100_000
+	writeRounds(t, env.Source, table, rows, 1, t0, false)
+	t1 := t0 + 50_000
+	o := testOptions(t, env, job.Spec{Table: table, Time: job.TimeRange{Min: 0, Max: t1}})
+	o.CreateTable = true
+	dropTargetLater(t, env, table)
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("first copy: %v", err)
+	}
+	assertFinished(t, env, o, rep)
+	if rep.FilesPruned != 0 {
+		t.Errorf("first copy pruned %d files, want 0", rep.FilesPruned)
+	}
+	writeRounds(t, env.Source, table, rows, 2, t1+1000, true)
+	o2 := o
+	o2.Spec.Time = job.TimeRange{Min: t1, Max: t1 + 40_000}
+	rep2, err := Copy(t.Context(), o2)
+	if err != nil {
+		t.Fatalf("second copy: %v", err)
+	}
+	assertFinished(t, env, o2, rep2)
+	// The first round wrote one file per region and family: 4 × 2, all
+	// older than T1.
+	if rep2.FilesPruned != 8 {
+		t.Errorf("second copy pruned %d files unread, want the 8 files of the first round", rep2.FilesPruned)
+	}
+	n := assertSame(t, env, table, table, nil, nil)
+	t.Logf("two runs: %d cells in the end; second run read %d bytes, pruned %d files", n, rep2.BytesRead, rep2.FilesPruned)
+}
+
+// TestCopyTargetSplitDifferently copies into an existing target table split
+// at other keys than the source.
+func TestCopyTargetSplitDifferently(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "presplit")
+	writeRounds(t, env.Source, table, binaryRows(100), 2, time.Now().UnixMilli()-100_000, true)
+	target := testenv.UniqueName(t, "pt")
+	if err := env.Target.CreateTable(t.Context(), target, sampleFamilies, [][]byte{{0x10}, {0x60, 0x20}, {0x81}, {0xc0}, {0xff, 0xff, 0x50}}); err != nil {
+		t.Fatal(err)
+	}
+	dropTargetLater(t, env, target)
+	o := testOptions(t, env, job.Spec{Table: table, TargetTable: target})
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("copy: %v", err)
+	}
+	assertSame(t, env, table, target, nil, nil)
+	assertFinished(t, env, o, rep)
+	if rep.FilesLoaded <= 8 {
+		t.Errorf("%d files loaded; the target's 6 regions should cut the 4 source regions' output into more than 8", rep.FilesLoaded)
+	}
+}
+
+// TestCopyBadInput checks that bad requests fail with an error naming the
+// thing, before anything is created or registered.
+func TestCopyBadInput(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "bad")
+	writeRounds(t, env.Source, table, binaryRows(8), 1, time.Now().UnixMilli()-100_000, false)
+	// A target with cf1 only.
+	partial := testenv.UniqueName(t, "partial")
+	if err := env.Target.CreateTable(t.Context(), partial, sampleFamilies[:1], nil); err != nil {
+		t.Fatal(err)
+	}
+	dropTargetLater(t, env, partial)
+	missing := testenv.UniqueName(t, "absent")
+
+	for _, tc := range []struct {
+		name string
+		mod  func(o *Options)
+		want []string
+		is   error
+	}{
+		{name: "unknown table", mod: func(o *Options) { o.Spec.Table = missing; o.Spec.TargetTable = missing + "_t" },
+			want: []string{"source table", missing, "does not exist"}, is: hbase.ErrTableNotFound},
+		{name: "reversed range", mod: func(o *Options) { o.Spec.Rows = job.KeyRange{Start: []byte("b"), End: []byte("a")} },
+			want: []string{"empty or reversed"}},
+		{name: "empty range", mod: func(o *Options) { o.Spec.Rows = job.KeyRange{Start: []byte("a"), End: []byte("a")} },
+			want: []string{"empty or reversed"}},
+		{name: "family missing in source", mod: func(o *Options) { o.Spec.Families = []string{"cf1", "nope"} },
+			want: []string{"no column family nope"}},
+		{name: "family missing in target", mod: func(o *Options) { o.Spec.TargetTable = partial; o.CreateTable = true },
+			want: []string{partial, "cf2"}, is: hbase.ErrNoSuchColumnFamily},
+		{name: "no target without create", mod: func(o *Options) { o.CreateTable = false },
+			want: []string{"does not exist"}, is: bulkload.ErrNoTargetTable},
+		{name: "unreachable source", mod: func(o *Options) {
+			o.Source.ZKQuorum = []string{"127.0.0.1:1"}
+			o.DialTimeout = 3 * time.Second
+		}, want: []string{"source cluster", "unreachable"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := testenv.UniqueName(t, "bt")
+			o := testOptions(t, env, job.Spec{Table: table, TargetTable: target})
+			o.CreateTable = true
+			tc.mod(&o)
+			rep, err := Copy(t.Context(), o)
+			if err == nil {
+				t.Fatalf("copy succeeded: %+v", rep)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("error %v is not %v", err, tc.is)
+			}
+			t.Logf("error: %v", err)
+			// Nothing created, nothing registered.
+			if _, err := dialCluster(t, env.Target).TableDescriptor(t.Context(), o.Spec.Target()); o.Spec.Target() != partial && !errors.Is(err, hbase.ErrTableNotFound) {
+				t.Errorf("target table %s exists after a failed copy (err %v)", o.Spec.Target(), err)
+			}
+			reg := openRegistry(t, env, o.ZKRoot)
+			if jobs, err := reg.Jobs(t.Context()); err != nil || len(jobs) != 0 {
+				t.Errorf("registry holds jobs %v (err %v) after a refused copy", jobs, err)
+			}
+		})
+	}
+}
+
+// TestCopyDryRun prints the plan and changes nothing.
+func TestCopyDryRun(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "dry")
+	t0 := time.Now().UnixMilli() - 100_000
+	writeRounds(t, env.Source, table, binaryRows(40), 2, t0, false)
+	target := testenv.UniqueName(t, "dt")
+	o := testOptions(t, env, job.Spec{Table: table, TargetTable: target, Rows: job.KeyRange{Start: []byte{0x40}},
+		Time: job.TimeRange{Min: t0 + 500, Max: t0 + 100_000}})
+	o.CreateTable, o.DryRun = true, true
+	var out bytes.Buffer
+	o.Out = &out
+	if _, err := Copy(t.Context(), o); err != nil {
+		t.Fatalf("dry run: %v", err)
+	}
+	t.Logf("plan:\n%s", out.String())
+	for _, w := range []string{"dry run of job", "would be created", "task ", "3 of 4 regions in range", "3 tasks", "pruned", "by time"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("plan does not say %q", w)
+		}
+	}
+	client := dialCluster(t, env.Target)
+	if _, err := client.TableDescriptor(t.Context(), target); !errors.Is(err, hbase.ErrTableNotFound) {
+		t.Errorf("dry run created target table %s (err %v)", target, err)
+	}
+	reg := openRegistry(t, env, o.ZKRoot)
+	if jobs, err := reg.Jobs(t.Context()); err != nil || len(jobs) != 0 {
+		t.Errorf("dry run registered jobs %v (err %v)", jobs, err)
+	}
+	snaps, err := dialCluster(t, env.Source).ListSnapshots(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		if strings.Contains(s.Name, "dryrun") && s.Table == table {
+			t.Errorf("dry run left snapshot %s", s.Name)
+		}
+	}
+}
+
+// TestCopyResumePlanning resumes a job that a crashed master registered but
+// never planned (no snapshot, no tasks), and refuses an unknown job id.
+func TestCopyResumePlanning(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "plan")
+	writeRounds(t, env.Source, table, binaryRows(40), 2, time.Now().UnixMilli()-100_000, true)
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	dropTargetLater(t, env, table)
+
+	bad := o
+	bad.Resume = "copy-no-such-job"
+	if _, err := Copy(t.Context(), bad); err == nil || !strings.Contains(err.Error(), "no such job") {
+		t.Fatalf("resume of an unknown job: %v", err)
+	}
+
+	// What a master that died right after registering leaves behind: the
+	// target table and a Pending job. (Split like the source: a store
+	// that gets three or more loaded files compacts them, and a compaction
+	// of all of a store's files drops delete markers and what they
+	// delete, so raw scans would differ while normal reads agree.)
+	if err := env.Target.CreateTable(t.Context(), table, sampleFamilies, sampleSplits); err != nil {
+		t.Fatal(err)
+	}
+	id := JobID(o.Source, o.Target, o.Spec)
+	rec, err := EncodeRecord(Record{Spec: o.Spec, Snapshot: SnapshotName(id) + "-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := openRegistry(t, env, o.ZKRoot)
+	if _, err := reg.CreateJob(t.Context(), id, rec); err != nil {
+		t.Fatal(err)
+	}
+	o.Resume = id
+	o.Spec = job.Spec{} // a resumed job brings its own spec
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	assertSame(t, env, table, table, nil, nil)
+	assertFinished(t, env, o, rep)
+	if hasSnapshot(t, env, SnapshotName(id)+"-1") {
+		t.Errorf("snapshot of the resumed job left behind")
+	}
+}
+
+// TestCopyFamilies copies one family into a target table that has only
+// that family.
+func TestCopyFamilies(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "fams")
+	writeRounds(t, env.Source, table, binaryRows(40), 2, time.Now().UnixMilli()-100_000, true)
+	target := testenv.UniqueName(t, "ft")
+	if err := env.Target.CreateTable(t.Context(), target, sampleFamilies[:1], sampleSplits); err != nil {
+		t.Fatal(err)
+	}
+	dropTargetLater(t, env, target)
+	o := testOptions(t, env, job.Spec{Table: table, TargetTable: target, Families: []string{"cf1"}})
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("copy: %v", err)
+	}
+	assertFinished(t, env, o, rep)
+	src, err := env.Source.Scan(t.Context(), table, testenv.ScanSpec{Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []testenv.Cell
+	for _, c := range src {
+		if string(c.Family) == "cf1" {
+			want = append(want, c)
+		}
+	}
+	got, err := env.Target.Scan(t.Context(), target, testenv.ScanSpec{Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("target holds %d cells, want the source's %d cells of cf1", len(got), len(want))
+	}
+	for i := range want {
+		a, b := want[i], got[i]
+		if !bytes.Equal(a.Row, b.Row) || !bytes.Equal(a.Qualifier, b.Qualifier) || string(b.Family) != "cf1" ||
+			a.Timestamp != b.Timestamp || a.Type != b.Type || !bytes.Equal(a.Value, b.Value) {
+			t.Fatalf("cell %d differs: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", i,
+				a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type, b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type)
+		}
+	}
+	if rep.FilesLoaded != 4 {
+		t.Errorf("%d files loaded, want 4 (one per region, cf1 only)", rep.FilesLoaded)
+	}
+}

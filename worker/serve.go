@@ -1,0 +1,400 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"rangecopy/bulkload"
+	"rangecopy/checkpoint"
+	"rangecopy/hbase"
+	"rangecopy/hfile"
+	"rangecopy/job"
+	"rangecopy/registry"
+)
+
+// RegionLister lists a table's regions in key order: the target cluster's
+// hbase.Client. A task takes them fresh each time it starts.
+type RegionLister interface {
+	Regions(ctx context.Context, table string) ([]*hbase.Region, error)
+}
+
+// FileLoader bulk loads one finished file: a bulkload.Loader.
+type FileLoader interface {
+	Load(ctx context.Context, f bulkload.File) error
+}
+
+// ServeConfig is how a worker serves the tasks of one job.
+type ServeConfig struct {
+	// Registry holds the job's tasks, claims and checkpoints. Required.
+	Registry *registry.Registry
+	// Job is the job's id; Worker this worker's id (registry.ValidateID).
+	Job, Worker string
+	// TargetTable is the table the files are loaded into.
+	TargetTable string
+	// Regions lists the target table's regions; Loader loads files into it.
+	Regions RegionLister
+	Loader  FileLoader
+	// Time is the job's time range.
+	Time job.TimeRange
+	// Families are the families copied, with the target's settings.
+	Families map[string]FamilySettings
+	// OutputDir returns the folder on the target that receives a task's
+	// files (one subfolder per family), creating it as needed.
+	OutputDir func(ctx context.Context, task string, families []string) (string, error)
+	// RemoveOutput, if set, removes a task's folder once the task is done.
+	RemoveOutput func(ctx context.Context, task string) error
+	// Options are the pipeline's options (Source, Target, Limiter, Counters).
+	Options Options
+	// Loaded, if set, is called after each file is loaded and checkpointed.
+	Loaded func(f OutputFile)
+	// Attempts bounds the runs of one claimed task before it is failed;
+	// 0 means 3. A run resumes from the checkpoint of the previous one.
+	Attempts int
+	// Idle is how long a worker with nothing to claim waits before it looks
+	// again when no change of the job is heard; 0 means 5 s.
+	Idle time.Duration
+	// Logger receives a line per task; nil discards.
+	Logger *slog.Logger
+}
+
+// Serve claims the job's tasks one at a time and runs them until ctx ends.
+// For each task it reads the spec and checkpoint from the registry, takes the
+// target's regions fresh, runs the pipeline, and for every output file checks
+// that the claim still holds (a server round trip), bulk loads the file,
+// advances the checkpoint and saves it fenced by the claim. A task whose claim
+// is lost stops at once and writes nothing more. A task that fails Attempts
+// times is recorded as failed with its error; a task interrupted by ctx is
+// released, its checkpoint kept for the next claim. Serve returns nil when ctx
+// ends, and an error only when the registry cannot serve the job at all.
+func Serve(ctx context.Context, cfg ServeConfig) error {
+	if cfg.Registry == nil || cfg.Regions == nil || cfg.Loader == nil || cfg.OutputDir == nil {
+		return errors.New("worker: ServeConfig needs Registry, Regions, Loader and OutputDir")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Options.Logger == nil {
+		cfg.Options.Logger = cfg.Logger
+	}
+	if cfg.Attempts <= 0 {
+		cfg.Attempts = 3
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = 5 * time.Second
+	}
+	watch, err := cfg.Registry.WatchJob(ctx, cfg.Job)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("worker %s: watch job %s: %w", cfg.Worker, cfg.Job, err)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(cfg.Worker))
+	first := int(h.Sum32() % registry.Buckets)
+	for ctx.Err() == nil {
+		ran, err := serveOnce(ctx, &cfg, first)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if registry.Classify(err) == registry.ActionGiveUp {
+				return fmt.Errorf("worker %s: job %s: %w", cfg.Worker, cfg.Job, err)
+			}
+			cfg.Logger.Warn("registry call failed; trying again", "worker", cfg.Worker, "err", err)
+		}
+		if ran {
+			continue
+		}
+		t := time.NewTimer(cfg.Idle)
+		select {
+		case <-ctx.Done():
+		case _, ok := <-watch:
+			if !ok && ctx.Err() == nil {
+				t.Stop()
+				return fmt.Errorf("worker %s: job %s is gone", cfg.Worker, cfg.Job)
+			}
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return nil
+}
+
+// serveOnce looks through every bucket once, from first on, and runs each
+// task it can claim. It reports whether it ran any.
+func serveOnce(ctx context.Context, cfg *ServeConfig, first int) (bool, error) {
+	ran := false
+	for i := 0; i < registry.Buckets && ctx.Err() == nil; i++ {
+		b := (first + i) % registry.Buckets
+		ids, err := cfg.Registry.Claimable(ctx, cfg.Job, b)
+		if err != nil {
+			return ran, err
+		}
+		for _, id := range ids {
+			if ctx.Err() != nil {
+				return ran, nil
+			}
+			claim, err := cfg.Registry.ClaimTask(ctx, cfg.Job, id, cfg.Worker)
+			if errors.Is(err, registry.ErrClaimed) || errors.Is(err, registry.ErrFinished) {
+				continue
+			}
+			if err != nil {
+				return ran, fmt.Errorf("claim task %s: %w", id, err)
+			}
+			ran = true
+			serveClaim(ctx, cfg, claim)
+		}
+	}
+	return ran, nil
+}
+
+// serveClaim runs one claimed task and records how it ended.
+func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
+	log := cfg.Logger.With("worker", cfg.Worker, "task", claim.Task())
+	taskCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-claim.Lost():
+			cancel()
+		case <-taskCtx.Done():
+		}
+	}()
+	start := time.Now()
+	err := runClaimed(taskCtx, cfg, claim, log)
+	// Record the end with a context of its own: ctx may be ending.
+	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer endCancel()
+	switch {
+	case err == nil:
+		if err := claim.Done(endCtx); err != nil {
+			log.Warn("task done, but its result could not be written", "err", err)
+			return
+		}
+		if cfg.RemoveOutput != nil {
+			if err := cfg.RemoveOutput(endCtx, claim.Task()); err != nil {
+				log.Warn("remove the task's work folder", "err", err)
+			}
+		}
+		log.Info("task done", "seconds", time.Since(start).Seconds())
+	case lost(claim, err):
+		log.Warn("claim lost; task stopped without writing more", "err", err)
+	case ctx.Err() != nil:
+		if err := claim.Release(endCtx); err != nil && !errors.Is(err, registry.ErrLostClaim) {
+			log.Warn("release the task", "err", err)
+		}
+		log.Info("task interrupted; released with its checkpoint")
+	default:
+		log.Error("task failed", "err", err)
+		if err := claim.Fail(endCtx, err); err != nil {
+			log.Warn("record the task's failure", "err", err)
+		}
+	}
+}
+
+// Claim is the registry's claim; the alias keeps signatures short.
+type Claim = registry.Claim
+
+// lost reports whether err (or the claim's state) says the claim is gone.
+func lost(c *Claim, err error) bool {
+	if errors.Is(err, registry.ErrLostClaim) {
+		return true
+	}
+	select {
+	case <-c.Lost():
+		return true
+	default:
+		return false
+	}
+}
+
+// runClaimed runs a claimed task to its end, up to cfg.Attempts times.
+func runClaimed(ctx context.Context, cfg *ServeConfig, claim *Claim, log *slog.Logger) error {
+	spec, err := job.DecodeTaskSpec(claim.Spec())
+	if err != nil {
+		return fmt.Errorf("task %s: %w", claim.Task(), err)
+	}
+	if spec.Task.ID != claim.Task() {
+		return fmt.Errorf("task %s: spec names task %s", claim.Task(), spec.Task.ID)
+	}
+	families := make([]string, 0, len(cfg.Families))
+	for f := range cfg.Families {
+		families = append(families, f)
+	}
+	sort.Strings(families)
+	inputs := make([]Input, 0, len(spec.Inputs))
+	for _, in := range spec.Inputs {
+		wi := Input{File: in.File, Path: in.Path}
+		if len(in.Reference) > 0 {
+			ref, err := hfile.ParseReference(in.Reference)
+			if err != nil {
+				return fmt.Errorf("task %s: reference of input %s: %w", spec.Task.ID, in.File.Name, err)
+			}
+			wi.Reference = ref
+		}
+		inputs = append(inputs, wi)
+	}
+	b, err := cfg.Registry.TaskCheckpoint(ctx, cfg.Job, spec.Task.ID)
+	if err != nil {
+		return fmt.Errorf("task %s: read checkpoint: %w", spec.Task.ID, err)
+	}
+	cp, err := checkpoint.Decode(spec.Task.ID, b)
+	if err != nil {
+		return fmt.Errorf("task %s: %w", spec.Task.ID, err)
+	}
+	if cp.Done(families) {
+		log.Info("task already complete by its checkpoint")
+		return nil
+	}
+	if len(b) > 0 {
+		log.Info("resuming task", "checkpoint", cp.String())
+	}
+	var last error
+	for attempt := 1; attempt <= cfg.Attempts; attempt++ {
+		if attempt > 1 {
+			wait := time.Duration(attempt*attempt) * time.Second
+			log.Warn("task attempt failed; running it again from its checkpoint", "attempt", attempt-1, "err", last, "wait", wait)
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+		last = runAttempt(ctx, cfg, claim, spec, inputs, families, &cp)
+		if last == nil || ctx.Err() != nil || lost(claim, last) || !retryable(last) {
+			return last
+		}
+	}
+	return last
+}
+
+// retryable reports whether another run of the task may succeed.
+func retryable(err error) bool {
+	return !errors.Is(err, job.ErrTaskSpec) && !errors.Is(err, checkpoint.ErrFormat) &&
+		!errors.Is(err, hbase.ErrTableNotFound) && !errors.Is(err, hbase.ErrNoSuchColumnFamily)
+}
+
+// runAttempt runs the pipeline once from *cp, advancing *cp as files load.
+func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.TaskSpec, inputs []Input, families []string, cp *checkpoint.Checkpoint) error {
+	id := spec.Task.ID
+	hregions, err := cfg.Regions.Regions(ctx, cfg.TargetTable)
+	if err != nil {
+		return fmt.Errorf("task %s: regions of target table %s: %w", id, cfg.TargetTable, err)
+	}
+	regions := make([]job.Region, 0, len(hregions))
+	for _, r := range hregions {
+		if r.ReplicaID != 0 {
+			continue
+		}
+		regions = append(regions, job.Region{EncodedName: r.EncodedName, Rows: job.KeyRange{Start: r.StartKey, End: r.EndKey}})
+	}
+	dir, err := cfg.OutputDir(ctx, id, families)
+	if err != nil {
+		return fmt.Errorf("task %s: work folder: %w", id, err)
+	}
+	t := Task{Task: spec.Task, Inputs: inputs, Time: cfg.Time, Regions: regions,
+		Families: cfg.Families, Checkpoint: *cp, OutputDir: dir}
+	emit := func(ctx context.Context, f OutputFile) error {
+		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
+		if !f.Last {
+			ok, err := claim.Valid(ctx)
+			if err != nil || !ok {
+				return fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, f.Path, ok, err)
+			}
+			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow}); err != nil {
+				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
+			}
+			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
+		}
+		next, err := cp.Advance(spec.Task.Rows.End, l)
+		if err != nil {
+			return fmt.Errorf("task %s: advance checkpoint after %s: %w", id, describe(f), err)
+		}
+		if err := saveCheckpoint(ctx, claim, next); err != nil {
+			return fmt.Errorf("task %s: save checkpoint after %s: %w", id, describe(f), err)
+		}
+		*cp = next
+		if cfg.Loaded != nil && !f.Last {
+			cfg.Loaded(f)
+		}
+		return nil
+	}
+	return Run(ctx, t, cfg.Options, emit)
+}
+
+func describe(f OutputFile) string {
+	if f.Last {
+		return "the end of family " + f.Family
+	}
+	return f.Path
+}
+
+// saveCheckpoint stores cp fenced by the claim, retrying transient failures
+// a few times.
+func saveCheckpoint(ctx context.Context, claim *Claim, cp checkpoint.Checkpoint) error {
+	b, err := cp.Encode()
+	if err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		err = claim.SaveCheckpoint(ctx, b)
+		if err == nil || i >= 5 || registry.Classify(err) != registry.ActionRetry {
+			return err
+		}
+		t := time.NewTimer(time.Duration(i+1) * 500 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// SettingsOf returns the pipeline settings of a target family as HBase
+// describes it (compression, encoding, block size, bloom type). A setting
+// this module cannot write is an error naming the family.
+func SettingsOf(fd hbase.FamilyDescriptor) (FamilySettings, error) {
+	s := FamilySettings{BlockSize: fd.BlockSize}
+	name := strings.ToUpper(fd.Compression)
+	found := name == "" || name == "NONE"
+	for c := hfile.CompressionNone; !found && c <= hfile.CompressionBrotli; c++ {
+		if c.String() == name {
+			s.Compression, found = c, true
+		}
+	}
+	if !found {
+		return s, fmt.Errorf("family %s: unknown compression %q", fd.Name, fd.Compression)
+	}
+	name = strings.ToUpper(fd.DataBlockEncoding)
+	found = name == "" || name == "NONE"
+	for _, e := range []hfile.Encoding{hfile.EncodingPrefix, hfile.EncodingDiff, hfile.EncodingFastDiff, hfile.EncodingRowIndexV1} {
+		if !found && e.String() == name {
+			s.Encoding, found = e, true
+		}
+	}
+	if !found {
+		return s, fmt.Errorf("family %s: data block encoding %q is not supported", fd.Name, fd.DataBlockEncoding)
+	}
+	switch strings.ToUpper(fd.BloomFilter) {
+	case "", "NONE":
+	case "ROW":
+		s.Bloom = hfile.BloomRow
+	case "ROWCOL":
+		s.Bloom = hfile.BloomRowCol
+	default:
+		// ROWPREFIX_FIXED_LENGTH needs the prefix length; write no bloom:
+		// HBase reads a file without one, and compaction adds it.
+		s.Bloom = hfile.BloomNone
+	}
+	return s, nil
+}
