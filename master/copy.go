@@ -617,7 +617,7 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 				return wd.TaskDir(task), nil
 			},
 			RemoveOutput: wd.RemoveTask,
-			Options: worker.Options{Source: worker.HDFS{Client: r.srcFS}, Target: worker.HDFS{Client: r.tgtFS},
+			Options: worker.Options{Source: worker.ArchiveFallback{Opener: worker.HDFS{Client: r.srcFS}, RootDir: r.o.Source.RootDir}, Target: worker.HDFS{Client: r.tgtFS},
 				Limiter: limiter, Counters: &wcounters},
 			Loaded: func(f worker.OutputFile) {
 				counters.FilesLoaded.Add(1)

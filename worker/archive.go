@@ -1,0 +1,55 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// ArchiveFallback opens store files where the plan found them and, when
+// HBase has moved one since (a compaction or a split's cleanup archives the
+// files it replaces; the job's snapshot keeps them from the cleaner), where
+// it went: the same place under archive/, then under .tmp/ — the resolution
+// order of DESIGN.md, applied again at open time.
+type ArchiveFallback struct {
+	Opener
+	// RootDir is the source's hbase.rootdir path.
+	RootDir string
+}
+
+// Open implements Opener.
+func (a ArchiveFallback) Open(ctx context.Context, p string) (File, int64, error) {
+	f, n, err := a.Opener.Open(ctx, p)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return f, n, err
+	}
+	moved := MovedPaths(a.RootDir, p)
+	for _, alt := range moved {
+		f, n, err2 := a.Opener.Open(ctx, alt)
+		if err2 == nil {
+			return f, n, nil
+		}
+		if !errors.Is(err2, fs.ErrNotExist) {
+			return nil, 0, fmt.Errorf("open %s (moved from %s): %w", alt, p, err2)
+		}
+	}
+	if len(moved) > 0 {
+		return nil, 0, fmt.Errorf("open %s, nor at %s: %w", p, strings.Join(moved, " or "), err)
+	}
+	return nil, 0, err
+}
+
+// MovedPaths returns where HBase may have moved the store file at p, a path
+// under rootDir's data/ folder: archive/data/... and .tmp/data/... in that
+// order. A path anywhere else has no other places. Pure.
+func MovedPaths(rootDir, p string) []string {
+	root := path.Clean("/" + rootDir)
+	rest, ok := strings.CutPrefix(path.Clean(p), path.Join(root, "data")+"/")
+	if !ok || rest == "" {
+		return nil
+	}
+	return []string{path.Join(root, "archive", "data", rest), path.Join(root, ".tmp", "data", rest)}
+}
