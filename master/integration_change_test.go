@@ -1,0 +1,179 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"rangecopy/job"
+	"rangecopy/progress"
+	"rangecopy/testenv"
+)
+
+// TestCopyEveryEncodingAndCompression copies a table whose families use
+// every data block encoding with every compression HBase can write in the
+// test environment (NONE, GZ, SNAPPY, LZ4; ZSTD needs Hadoop's native
+// library), so the inputs are HBase's own files in each format.
+func TestCopyEveryEncodingAndCompression(t *testing.T) {
+	env := testenv.Get(t)
+	var fams []testenv.Family
+	for _, enc := range []string{"NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1"} {
+		for _, comp := range []string{"NONE", "GZ", "SNAPPY", "LZ4"} {
+			fams = append(fams, testenv.Family{Name: strings.ToLower(enc + "_" + comp), MaxVersions: 3, Encoding: enc, Compression: comp, BlockSize: 1024})
+		}
+	}
+	table := testenv.UniqueName(t, "formats")
+	if err := env.Source.CreateTable(t.Context(), table, fams, [][]byte{{0x40}, {0xa0}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Source.DeleteTable(context.Background(), table) })
+	ts := time.Now().UnixMilli() - 100_000
+	rows := binaryRows(60)
+	for round := 0; round < 2; round++ {
+		var cells []testenv.Cell
+		for i, row := range rows {
+			for _, f := range fams {
+				cells = append(cells, testenv.Cell{Row: row, Family: []byte(f.Name), Qualifier: []byte("q"), Timestamp: ts + int64(round),
+					Type: "Put", Value: []byte(fmt.Sprintf("%s-%x-%d-%s", f.Name, row, round, strings.Repeat("v", i%50)))})
+				if round == 1 && i%7 == 3 {
+					cells = append(cells, testenv.Cell{Row: row, Family: []byte(f.Name), Qualifier: []byte("q"), Timestamp: ts, Type: "Delete"})
+				}
+			}
+		}
+		if err := env.Source.Mutate(t.Context(), table, cells); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Source.Flush(t.Context(), table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	dropTargetLater(t, env, table)
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("copy: %v", err)
+	}
+	assertFinished(t, env, o, rep)
+	n := assertSame(t, env, table, table, nil, nil)
+	t.Logf("%d families, %d cells, %d files loaded", len(fams), n, rep.FilesLoaded)
+}
+
+// TestCopyWhileRegionsChange starts a slow copy (a bandwidth cap) and, while
+// it runs, splits every target region, splits a source region and major
+// compacts the source table (its pinned files move to the archive). The copy
+// finishes and the target equals the source as it was when the copy started.
+func TestCopyWhileRegionsChange(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "change")
+	rows := binaryRows(400)
+	writeRounds(t, env.Source, table, rows, 3, time.Now().UnixMilli()-100_000, true)
+	before, err := env.Source.Scan(t.Context(), table, testenv.ScanSpec{Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	o.Workers = 1
+	o.Bandwidth = 16 << 10 // bytes a second: the copy takes tens of seconds
+	dropTargetLater(t, env, table)
+	snapPrefix := SnapshotName(JobID(o.Source, o.Target, o.Spec)) + "-"
+
+	type result struct {
+		rep progress.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := Copy(t.Context(), o)
+		done <- result{rep, err}
+	}()
+
+	// Once the source is pinned, change both sides' regions.
+	src := dialCluster(t, env.Source)
+	waitUntil(t, done, "the source snapshot", func() bool {
+		snaps, err := src.ListSnapshots(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range snaps {
+			if strings.HasPrefix(s.Name, snapPrefix) {
+				return true
+			}
+		}
+		return false
+	})
+	regions, err := env.Target.Regions(t.Context(), table)
+	if err != nil || len(regions) != 4 {
+		t.Fatalf("target regions %d (%v), want 4 made by --create-table", len(regions), err)
+	}
+	// Split each target region at a row of the table inside it.
+	splits := 0
+	for _, r := range regions {
+		for _, row := range rows[len(rows)/8:] {
+			if string(row) > string(r.StartKey) && (len(r.EndKey) == 0 || string(row) < string(r.EndKey)) {
+				if err := env.Target.Split(t.Context(), table, row); err != nil {
+					t.Fatalf("split target region %s at %x: %v", r.EncodedName, row, err)
+				}
+				splits++
+				break
+			}
+		}
+	}
+	if err := env.Source.Split(t.Context(), table, rows[len(rows)/2]); err != nil {
+		t.Fatalf("split a source region: %v", err)
+	}
+	if err := env.Source.Compact(t.Context(), table, true); err != nil {
+		t.Fatalf("major compaction of the source: %v", err)
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("the copy ended (%v) before the regions changed; slow it down further", r.err)
+	default:
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("copy: %v (report %+v)", r.err, r.rep)
+	}
+	assertFinished(t, env, o, r.rep)
+	after, err := env.Target.Scan(t.Context(), table, testenv.ScanSpec{Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("target holds %d cells, the source held %d when the copy started", len(after), len(before))
+	}
+	for i := range before {
+		a, b := before[i], after[i]
+		if string(a.Row) != string(b.Row) || string(a.Family) != string(b.Family) || string(a.Qualifier) != string(b.Qualifier) ||
+			a.Timestamp != b.Timestamp || a.Type != b.Type || string(a.Value) != string(b.Value) {
+			t.Fatalf("cell %d: target %x/%s:%x/%d/%s, source %x/%s:%x/%d/%s", i,
+				b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type, a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type)
+		}
+	}
+	now, err := env.Target.Regions(t.Context(), table)
+	if err != nil || len(now) != 4+splits {
+		t.Fatalf("target regions after the copy: %d (%v), want %d", len(now), err, 4+splits)
+	}
+	t.Logf("%d cells; %d target splits, a source split and a major compaction during the copy; %d files loaded, %d retries, %.1f s",
+		len(after), splits, r.rep.FilesLoaded, r.rep.Retries, r.rep.Seconds)
+}
+
+// waitUntil polls cond until it holds; it fails the test if the copy ends
+// first or nothing happens within two minutes.
+func waitUntil[T any](t *testing.T, done chan T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		select {
+		case r := <-done:
+			t.Fatalf("the copy ended (%+v) before %s", r, what)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after two minutes", what)
+		}
+	}
+}
