@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"rangecopy/snapshot"
 )
 
 // ArchiveFallback opens store files where the plan found them and, when
@@ -43,13 +45,15 @@ func (a ArchiveFallback) Open(ctx context.Context, p string) (File, int64, error
 }
 
 // MovedPaths returns where HBase may have moved the store file at p, a path
-// under rootDir's data/ folder: archive/data/... and .tmp/data/... in that
-// order. A path anywhere else has no other places. Pure.
+// data/<namespace>/<table>/<region>/<family>/<file> under rootDir: the other
+// places snapshot.Locations lists, in its order. A path anywhere else has no
+// other places. Pure.
 func MovedPaths(rootDir, p string) []string {
 	root := path.Clean("/" + rootDir)
 	rest, ok := strings.CutPrefix(path.Clean(p), path.Join(root, "data")+"/")
-	if !ok || rest == "" {
+	parts := strings.Split(rest, "/")
+	if !ok || len(parts) != 5 {
 		return nil
 	}
-	return []string{path.Join(root, "archive", "data", rest), path.Join(root, ".tmp", "data", rest)}
+	return snapshot.Locations(root, parts[0], parts[1], parts[2], parts[3], parts[4])[1:]
 }

@@ -21,6 +21,7 @@ func TestMovedPaths(t *testing.T) {
 		{"/hbase", "/hbase/database/t", ""},
 		{"/hbase", "/other/data/default/t/r/f/abc", ""},
 		{"/hbase", "/hbase/data/", ""},
+		{"/hbase", "/hbase/data/default/t/r/f", ""},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(MovedPaths(tt.root, tt.p), " "); got != tt.want {
