@@ -56,28 +56,7 @@ func (c *Client) GetMany(ctx context.Context, table string, gets []Get) ([]Resul
 // by index.
 func (c *Client) getManyOnce(ctx context.Context, table string, gets []Get, todo []int, results []Result) map[int]error {
 	errs := map[int]error{}
-	type group struct {
-		region *Region
-		idx    []int
-	}
-	byServer := map[string][]*group{}
-	servers := map[string]ServerName{}
-	groups := map[string]*group{}
-	for _, i := range todo {
-		r, err := c.locate(ctx, table, gets[i].Row)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		g := groups[string(r.Name)]
-		if g == nil {
-			g = &group{region: r}
-			groups[string(r.Name)] = g
-			byServer[r.Server.Addr()] = append(byServer[r.Server.Addr()], g)
-			servers[r.Server.Addr()] = r.Server
-		}
-		g.idx = append(g.idx, i)
-	}
+	byServer, servers := c.groupByServer(ctx, table, todo, func(i int) []byte { return gets[i].Row }, errs)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for addr, gs := range byServer {

@@ -243,29 +243,7 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 // applyOnce sends the mutations todo once and returns the errors by index.
 func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, todo []int) map[int]error {
 	errs := map[int]error{}
-	type regionGroup struct {
-		region *Region
-		idx    []int
-	}
-	byServer := map[string][]*regionGroup{}
-	servers := map[string]ServerName{}
-	groups := map[string]*regionGroup{}
-	for _, i := range todo {
-		r, err := c.locate(ctx, table, muts[i].Row)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		g := groups[string(r.Name)]
-		if g == nil {
-			g = &regionGroup{region: r}
-			groups[string(r.Name)] = g
-			addr := r.Server.Addr()
-			byServer[addr] = append(byServer[addr], g)
-			servers[addr] = r.Server
-		}
-		g.idx = append(g.idx, i)
-	}
+	byServer, servers := c.groupByServer(ctx, table, todo, func(i int) []byte { return muts[i].Row }, errs)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for addr, gs := range byServer {
@@ -342,4 +320,37 @@ func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, 
 	}
 	wg.Wait()
 	return errs
+}
+
+// regionGroup is the actions of one batch bound for one region, by index.
+type regionGroup struct {
+	region *Region
+	idx    []int
+}
+
+// groupByServer locates the row of each index in todo, groups the indexes by
+// region and the regions by server address (for one Multi per server), and
+// returns the groups with the server of each address. An index whose row
+// cannot be located gets its error in errs.
+func (c *Client) groupByServer(ctx context.Context, table string, todo []int, row func(int) []byte, errs map[int]error) (map[string][]*regionGroup, map[string]ServerName) {
+	byServer := map[string][]*regionGroup{}
+	servers := map[string]ServerName{}
+	groups := map[string]*regionGroup{}
+	for _, i := range todo {
+		r, err := c.locate(ctx, table, row(i))
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		g := groups[string(r.Name)]
+		if g == nil {
+			g = &regionGroup{region: r}
+			groups[string(r.Name)] = g
+			addr := r.Server.Addr()
+			byServer[addr] = append(byServer[addr], g)
+			servers[addr] = r.Server
+		}
+		g.idx = append(g.idx, i)
+	}
+	return byServer, servers
 }
