@@ -50,29 +50,13 @@ func dial(t testing.TB, cl *testenv.Cluster, user string) *hbase.Client {
 // hdfsClient connects to a cluster's HDFS as user.
 func hdfsClient(t testing.TB, cl *testenv.Cluster, user string) *hdfs.Client {
 	t.Helper()
-	fs, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{cl.NameNode}, User: user})
-	if err != nil {
-		t.Fatalf("hdfs client for %s: %v", cl.Name, err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
+	return cl.HDFS(t, user)
 }
 
 // newTable creates a table with the harness and deletes it at the end.
 func newTable(t testing.TB, cl *testenv.Cluster, prefix string, fams []testenv.Family, splits [][]byte) string {
 	t.Helper()
-	table := testenv.UniqueName(t, prefix)
-	if err := cl.CreateTable(testCtx(t), table, fams, splits); err != nil {
-		t.Fatalf("create table %s: %v", table, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := cl.DeleteTable(ctx, table); err != nil {
-			t.Logf("delete table %s: %v", table, err)
-		}
-	})
-	return table
+	return cl.NewTable(t, prefix, fams, splits)
 }
 
 // setup is what most integration tests need: the target cluster, a table,

@@ -53,19 +53,7 @@ func testCtx(t *testing.T) context.Context {
 // deletes it when the test ends.
 func newTable(t *testing.T, cl *testenv.Cluster, prefix string, fams []testenv.Family, splits [][]byte) string {
 	t.Helper()
-	table := testenv.UniqueName(t, prefix)
-	ctx := testCtx(t)
-	if err := cl.CreateTable(ctx, table, fams, splits); err != nil {
-		t.Fatalf("create table %s on %s: %v", table, cl.Name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := cl.DeleteTable(ctx, table); err != nil {
-			t.Logf("delete table %s: %v", table, err)
-		}
-	})
-	return table
+	return cl.NewTable(t, prefix, fams, splits)
 }
 
 // testLogger logs the client's debug output to stderr when

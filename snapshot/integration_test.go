@@ -57,11 +57,7 @@ func source(t *testing.T) *cluster {
 		t.Fatalf("dial source: %v", err)
 	}
 	t.Cleanup(func() { client.Close() })
-	h, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{c.NameNode}, User: c.User})
-	if err != nil {
-		t.Fatalf("connect to source NameNode %s: %v", c.NameNode, err)
-	}
-	t.Cleanup(func() { h.Close() })
+	h := c.HDFS(t, "")
 	return &cluster{env: env, c: c, client: client, hdfs: h, fs: snapshot.HDFS(h), root: c.RootDirPath()}
 }
 

@@ -22,12 +22,7 @@ import (
 
 func hdfsClient(t *testing.T, c *testenv.Cluster) *hdfs.Client {
 	t.Helper()
-	client, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{c.NameNode}, User: c.User})
-	if err != nil {
-		t.Fatalf("connect to %s NameNode %s: %v", c.Name, c.NameNode, err)
-	}
-	t.Cleanup(func() { client.Close() })
-	return client
+	return c.HDFS(t, "")
 }
 
 // TestHDFSWriteReadDelete writes a multi-block file to each cluster's HDFS,

@@ -1,12 +1,16 @@
 package testenv
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2"
 )
 
 // InCI reports whether the tests run in CI, where a missing environment is a
@@ -50,4 +54,39 @@ func UniqueName(t testing.TB, prefix string) string {
 		name = name[:60]
 	}
 	return strings.Trim(name, "_") + "_" + hex.EncodeToString(b[:])
+}
+
+// NewTable creates a table of the test's own on c (a UniqueName from
+// prefix) with HBase's admin client, and deletes it when the test ends.
+func (c *Cluster) NewTable(t testing.TB, prefix string, families []Family, splits [][]byte) string {
+	t.Helper()
+	table := UniqueName(t, prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := c.CreateTable(ctx, table, families, splits); err != nil {
+		t.Fatalf("create table %s on %s: %v", table, c.Name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := c.DeleteTable(ctx, table); err != nil {
+			t.Logf("delete table %s on %s: %v", table, c.Name, err)
+		}
+	})
+	return table
+}
+
+// HDFS connects to c's NameNode as user (c.User, the superuser, when
+// empty) and closes the client when the test ends.
+func (c *Cluster) HDFS(t testing.TB, user string) *hdfs.Client {
+	t.Helper()
+	if user == "" {
+		user = c.User
+	}
+	client, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{c.NameNode}, User: user})
+	if err != nil {
+		t.Fatalf("connect to %s NameNode %s as %s: %v", c.Name, c.NameNode, user, err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
 }

@@ -35,12 +35,7 @@ func integrationCtx(t *testing.T) context.Context {
 
 func hdfsClient(t *testing.T, cl *testenv.Cluster) *hdfs.Client {
 	t.Helper()
-	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{cl.NameNode}, User: cl.User})
-	if err != nil {
-		t.Fatalf("hdfs client for %s: %v", cl.Name, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return cl.HDFS(t, "")
 }
 
 func dialHBase(t *testing.T, cl *testenv.Cluster) *hbase.Client {
@@ -57,18 +52,7 @@ func dialHBase(t *testing.T, cl *testenv.Cluster) *hbase.Client {
 
 func createTable(t *testing.T, cl *testenv.Cluster, prefix string, fams []testenv.Family, splits [][]byte) string {
 	t.Helper()
-	table := testenv.UniqueName(t, prefix)
-	if err := cl.CreateTable(integrationCtx(t), table, fams, splits); err != nil {
-		t.Fatalf("create %s on %s: %v", table, cl.Name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := cl.DeleteTable(ctx, table); err != nil {
-			t.Logf("delete table %s: %v", table, err)
-		}
-	})
-	return table
+	return cl.NewTable(t, prefix, fams, splits)
 }
 
 // rowName is the row key of row i.

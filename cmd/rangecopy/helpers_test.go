@@ -10,10 +10,5 @@ import (
 
 func hdfsClientFor(t *testing.T, c *testenv.Cluster) *hdfs.Client {
 	t.Helper()
-	client, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{c.NameNode}, User: c.User})
-	if err != nil {
-		t.Fatalf("connect to %s NameNode %s: %v", c.Name, c.NameNode, err)
-	}
-	t.Cleanup(func() { client.Close() })
-	return client
+	return c.HDFS(t, "")
 }
