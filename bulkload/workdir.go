@@ -177,13 +177,19 @@ func createFile(ctx context.Context, fs *hdfs.Client, dir string) (string, *hdfs
 // the last block's replicas it refuses to complete the file; CloseFile then
 // tries again with backoff, as the Java client does, until ctx is done.
 func CloseFile(ctx context.Context, fw *hdfs.FileWriter, name string) error {
+	return CloseFileAttempts(ctx, fw, name, 20)
+}
+
+// CloseFileAttempts is CloseFile with a bound of its own: at most attempts
+// calls to Close, with backoff from 20 ms doubling to 2 s between them.
+func CloseFileAttempts(ctx context.Context, fw *hdfs.FileWriter, name string, attempts int) error {
 	pause := 20 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		err := fw.Close()
 		if err == nil {
 			return nil
 		}
-		if !hdfs.IsErrReplicating(err) || attempt >= 20 {
+		if !hdfs.IsErrReplicating(err) || attempt >= attempts {
 			return fmt.Errorf("close %s (attempt %d): %w", name, attempt, err)
 		}
 		if err := sleep(ctx, pause); err != nil {

@@ -3,14 +3,14 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/colinmarc/hdfs/v2"
+
+	"rangecopy/bulkload"
 )
 
 // LocalFS is an Opener and Creator on the local file system; paths are used
@@ -111,24 +111,7 @@ func (w *hdfsWriter) Close() error {
 	if retries <= 0 {
 		retries = 12
 	}
-	pause := 20 * time.Millisecond
-	for i := 0; ; i++ {
-		err := w.w.Close()
-		if err == nil || !hdfs.IsErrReplicating(err) {
-			return err
-		}
-		if i == retries {
-			return fmt.Errorf("close %s: last block still replicating after %d retries: %w", w.name, retries, err)
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-w.ctx.Done():
-			t.Stop()
-			return w.ctx.Err()
-		case <-t.C:
-		}
-		pause = min(2*pause, 2*time.Second)
-	}
+	return bulkload.CloseFileAttempts(w.ctx, w.w, w.name, retries+1)
 }
 
 // Rename implements Creator. HDFS's rename replaces an existing target; the
