@@ -64,13 +64,17 @@ func TestCopyEveryEncodingAndCompression(t *testing.T) {
 // TestCopyWhileRegionsChange starts a slow copy (a bandwidth cap) and, while
 // it runs, splits every target region, splits a source region and major
 // compacts the source table (its pinned files move to the archive). The copy
-// finishes and the target equals the source as it was when the copy started.
+// finishes and the target reads the same as the source did when the copy
+// started: every version of every visible cell. (Not raw: HBase compacts a
+// split's daughters at once, and a compaction of all of a store's files drops
+// delete markers and the cells they mask, so raw scans of the target may hold
+// fewer cells than the source's.)
 func TestCopyWhileRegionsChange(t *testing.T) {
 	env := testenv.Get(t)
 	table := createSource(t, env, "change")
 	rows := binaryRows(400)
 	writeRounds(t, env.Source, table, rows, 3, time.Now().UnixMilli()-100_000, true)
-	before, err := env.Source.Scan(t.Context(), table, testenv.ScanSpec{Raw: true})
+	before, err := env.Source.Scan(t.Context(), table, testenv.ScanSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +142,12 @@ func TestCopyWhileRegionsChange(t *testing.T) {
 		t.Fatalf("copy: %v (report %+v)", r.err, r.rep)
 	}
 	assertFinished(t, env, o, r.rep)
-	after, err := env.Target.Scan(t.Context(), table, testenv.ScanSpec{Raw: true})
+	after, err := env.Target.Scan(t.Context(), table, testenv.ScanSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(after) != len(before) {
-		t.Fatalf("target holds %d cells, the source held %d when the copy started", len(after), len(before))
+		t.Fatalf("target reads %d cells, the source read %d when the copy started", len(after), len(before))
 	}
 	for i := range before {
 		a, b := before[i], after[i]
