@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,7 @@ type copyFlags struct {
 	zkRoot, zk, workDir, user, resume      string
 	taskSize                               string
 	verbose                                bool
+	cpuProfile                             string
 }
 
 func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
@@ -82,6 +84,7 @@ func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
 	fs.StringVar(&f.resume, "resume", "", "id of a stopped job to go on with")
 	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.verbose, "v", false, "log every task and file")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file, for performance work")
 	return fs
 }
 
@@ -100,6 +103,17 @@ func runCopyCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	opts, err := copyOptions(f)
 	if err != nil {
 		return err
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("%w: --cpuprofile: %v", errUsage, err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("--cpuprofile %s: %w", f.cpuProfile, err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	return runCopy(ctx, opts, f.jsonOut, stdout, stderr)
 }
