@@ -120,6 +120,9 @@ type Result struct {
 	// -1 when not applicable).
 	FilesTotal  int `json:"filesTotal"`
 	FilesPruned int `json:"filesPruned"`
+	// CopySeconds is the copy job's own time as rangecopy reports it
+	// (snapshot to final load; without process start), 0 for the others.
+	CopySeconds float64 `json:"copySeconds,omitempty"`
 	// BandwidthLimit is the --bandwidth given, bytes/s (0: none).
 	BandwidthLimit float64 `json:"bandwidthLimit,omitempty"`
 	// Verified says how many sampled rows were compared between source and
