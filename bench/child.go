@@ -109,6 +109,11 @@ func RawCopy(ctx context.Context, s RawCopySpec) (ChildResult, error) {
 		return ChildResult{}, fmt.Errorf("raw copy: connect to source NameNode %s: %w", s.SourceNameNode, err)
 	}
 	defer src.Close()
+	// The client fetches the server defaults lazily and without a lock on
+	// its first block read; fetch them now, before the copies race to.
+	if _, err := src.ServerDefaults(); err != nil {
+		return ChildResult{}, fmt.Errorf("raw copy: source server defaults: %w", err)
+	}
 	dst, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{s.TargetNameNode}, User: s.User})
 	if err != nil {
 		return ChildResult{}, fmt.Errorf("raw copy: connect to target NameNode %s: %w", s.TargetNameNode, err)

@@ -141,9 +141,10 @@ func (e *Env) LoadTable(ctx context.Context, table string, rows int64, reuse boo
 		}
 		d.StartMs = time.Now().Add(-7 * 24 * time.Hour).UnixMilli()
 		newest := NewestFrom(rows, 0.01)
-		// Chunks of at most 1/8 of the table keep each harness call short
-		// and log progress.
-		chunk := max((newest+7)/8, 1)
+		// Chunks of an eighth of the table (at least 50,000 rows, about
+		// 67 MB) keep each harness call well inside its timeout and log
+		// progress.
+		chunk := max((newest+7)/8, 50_000)
 		for from := int64(0); from < newest; from += chunk {
 			if err := e.load(ctx, d, from, min(from+chunk, newest)); err != nil {
 				return nil, err

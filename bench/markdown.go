@@ -67,28 +67,31 @@ func Markdown(r *Run, jsonPath, chartPath string) string {
 	es, _ := r.Result(ExportSnapshot)
 	ct, _ := r.Result(CopyTable)
 	sp, _ := r.Result(ScanPut)
-	p("| method | scope | time | MB/s | vs raw | vs ExportSnapshot | vs CopyTable | vs scan+put | worker peak RSS | harness peak RSS | source RS CPU | Get p50 / p99 / p99.9 (ms) | files read / pruned | rows checked |\n")
-	p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	p("| method | scope | time | MB/s | vs raw | vs ExportSnapshot | vs CopyTable | vs scan+put | worker peak RSS | worker CPU | harness peak RSS | harness CPU | source RS CPU | Get p50 / p99 / p99.9 (ms) | files read / pruned | rows checked |\n")
+	p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, x := range r.Results {
 		if x.Error != "" {
-			p("| %s | %s | failed: %s | | | | | | | | | | | |\n", x.Method.Title(), x.Scope, oneLine(x.Error))
+			p("| %s | %s | failed: %s | | | | | | | | | | | | | |\n", x.Method.Title(), x.Scope, oneLine(x.Error))
 			continue
 		}
 		files := "–"
 		if x.FilesTotal >= 0 && x.FilesPruned >= 0 {
 			files = fmt.Sprintf("%d / %d", x.FilesTotal-x.FilesPruned, x.FilesPruned)
 		}
-		rss := "in harness"
+		rss, cpu := "in harness", "in harness"
 		if x.WorkerPeakRSS > 0 {
 			rss = humanBytes(x.WorkerPeakRSS)
 		}
-		p("| %s | %s | %.1f s | %.1f | %s | %s | %s | %s | %s | %s | %.1f s | %.2f / %.2f / %.2f | %s | %d |\n",
+		if x.WorkerCPUSeconds > 0 {
+			cpu = fmt.Sprintf("%.1f s", x.WorkerCPUSeconds)
+		}
+		p("| %s | %s | %.1f s | %.1f | %s | %s | %s | %s | %s | %s | %s | %.1f s | %.1f s | %.2f / %.2f / %.2f | %s | %d |\n",
 			x.Method.Title(), x.Scope, x.Seconds, x.MBps(),
 			ratio(x, raw), ratio(x, es), ratio(x, ct), ratio(x, sp),
-			rss, humanBytes(x.HarnessPeakRSS), x.SourceRSCPUSeconds,
+			rss, cpu, humanBytes(x.HarnessPeakRSS), x.HarnessCPUSeconds, x.SourceRSCPUSeconds,
 			x.Latency.P50, x.Latency.P99, x.Latency.P999, files, x.Verified)
 	}
-	p("\n\"vs X\" is X's wall time over this method's: how many times faster than X this method finished (for the range and incremental rows, against a copy of the whole table). MB/s counts what the method moved: HFile bytes for the file copiers (rangecopy: bytes it read), the table's HFile bytes for CopyTable and scan+put. Source RS CPU is the CPU time of the source region servers' named threads (RPC handlers, executors, chores) during the copy.\n\n")
+	p("\n\"vs X\" is X's wall time over this method's: how many times faster than X this method finished (for the range and incremental rows, against a copy of the whole table). MB/s counts what the method moved: HFile bytes for the file copiers (rangecopy: bytes it read), the table's HFile bytes for CopyTable and scan+put. Worker CPU is the copying process's user+system time; harness CPU that of the harness JVM (both clusters and the Java tools); source RS CPU that of the source region servers' named threads (RPC handlers, executors, chores), all during the copy.\n\n")
 	p("| aim | want | measured | |\n|---|---|---|---|\n")
 	for _, a := range Aims(r) {
 		got := a.Got

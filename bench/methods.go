@@ -20,6 +20,7 @@ import (
 type copied struct {
 	bytes                   int64
 	peakRSS                 int64
+	cpuSeconds              float64
 	filesTotal, filesPruned int
 	copySeconds             float64
 	note                    string
@@ -94,7 +95,7 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		r.HarnessCPUSeconds = float64(cpu1.ProcessCPUNanos-cpu0.ProcessCPUNanos) / 1e9
 	}
 	r.Bytes, r.WorkerPeakRSS, r.Note = c.bytes, c.peakRSS, c.note
-	r.CopySeconds = c.copySeconds
+	r.CopySeconds, r.WorkerCPUSeconds = c.copySeconds, c.cpuSeconds
 	if c.filesTotal > 0 {
 		r.FilesTotal, r.FilesPruned = c.filesTotal, c.filesPruned
 	}
@@ -149,7 +150,7 @@ func (e *Env) rawCopy(ctx context.Context, t *Table, target string) (copied, err
 		spec.Files = append(spec.Files, RawFile{Path: in.Path, Size: in.Size})
 	}
 	res, p, err := e.runChild(ctx, "raw-copy", spec, string(RawHDFS.String()))
-	c := copied{bytes: res.Bytes, peakRSS: p.PeakRSS, note: fmt.Sprintf("%d files, %d at once, one 4 MiB buffer each", len(spec.Files), e.Workers)}
+	c := copied{bytes: res.Bytes, peakRSS: p.PeakRSS, cpuSeconds: p.CPUSeconds, note: fmt.Sprintf("%d files, %d at once, one 4 MiB buffer each", len(spec.Files), e.Workers)}
 	if err == nil {
 		if rmErr := e.removeTargetDir(spec.TargetDir); rmErr != nil {
 			e.Logger.Warn("remove raw copy", "dir", spec.TargetDir, "err", rmErr)
@@ -243,7 +244,7 @@ func (e *Env) scanPut(ctx context.Context, t *Table, target string) (copied, err
 		spec.Ranges = append(spec.Ranges, kr)
 	}
 	res, p, err := e.runChild(ctx, "scan-put", spec, ScanPut.String())
-	c.peakRSS = p.PeakRSS
+	c.peakRSS, c.cpuSeconds = p.PeakRSS, p.CPUSeconds
 	c.note = fmt.Sprintf("%d cells, %d region scanners (%d at once), puts in batches of 4 MiB; time includes creating the target table", res.Cells, len(spec.Ranges), e.Workers)
 	return c, err
 }
@@ -280,7 +281,7 @@ func (e *Env) rangecopy(ctx context.Context, t *Table, target string, m Method, 
 	}
 	defer logf.Close()
 	p, err := RunProc(ctx, args, nil, nil, logf)
-	c.peakRSS = p.PeakRSS
+	c.peakRSS, c.cpuSeconds = p.PeakRSS, p.CPUSeconds
 	var rep progress.Report
 	if jerr := json.Unmarshal(bytes.TrimSpace(p.Stdout), &rep); jerr != nil && err == nil {
 		err = fmt.Errorf("rangecopy: decode the --json report %q: %w", p.Stdout, jerr)

@@ -110,6 +110,8 @@ type Proc struct {
 	Seconds float64
 	// PeakRSS is the child's peak resident set (getrusage ru_maxrss).
 	PeakRSS int64
+	// CPUSeconds is the child's user and system CPU time.
+	CPUSeconds float64
 }
 
 // RunProc runs argv with env added to this process's environment, stdin
@@ -131,6 +133,7 @@ func RunProc(ctx context.Context, argv []string, env []string, stdin []byte, std
 	err := cmd.Run()
 	p := Proc{Stdout: out.Bytes(), Seconds: time.Since(start).Seconds()}
 	if cmd.ProcessState != nil {
+		p.CPUSeconds = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			p.PeakRSS = ru.Maxrss << 10 // Linux reports KiB
 		}

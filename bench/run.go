@@ -105,6 +105,8 @@ type Result struct {
 	// WorkerPeakRSS is the peak resident set of the copying process, when
 	// it is a process of its own (0 when the copy ran in the harness JVM).
 	WorkerPeakRSS int64 `json:"workerPeakRssBytes"`
+	// WorkerCPUSeconds is that process's user and system CPU time.
+	WorkerCPUSeconds float64 `json:"workerCpuSeconds"`
 	// HarnessPeakRSS is the harness JVM's (both clusters' and any tool
 	// run in it) largest resident set sampled during the copy.
 	HarnessPeakRSS int64 `json:"harnessPeakRssBytes"`
