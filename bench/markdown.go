@@ -85,11 +85,15 @@ func Markdown(r *Run, jsonPath, chartPath string) string {
 		if x.WorkerCPUSeconds > 0 {
 			cpu = fmt.Sprintf("%.1f s", x.WorkerCPUSeconds)
 		}
-		p("| %s | %s | %.1f s | %.1f | %s | %s | %s | %s | %s | %s | %s | %.1f s | %.1f s | %.2f / %.2f / %.2f | %s | %d |\n",
+		lat := fmt.Sprintf("%.2f / %.2f / %.2f", x.Latency.P50, x.Latency.P99, x.Latency.P999)
+		if x.Latency.Errors > 0 {
+			lat += fmt.Sprintf(" (%d of %d failed)", x.Latency.Errors, x.Latency.Errors+x.Latency.Count)
+		}
+		p("| %s | %s | %.1f s | %.1f | %s | %s | %s | %s | %s | %s | %s | %.1f s | %.1f s | %s | %s | %d |\n",
 			x.Method.Title(), x.Scope, x.Seconds, x.MBps(),
 			ratio(x, raw), ratio(x, es), ratio(x, ct), ratio(x, sp),
 			rss, cpu, humanBytes(x.HarnessPeakRSS), x.HarnessCPUSeconds, x.SourceRSCPUSeconds,
-			x.Latency.P50, x.Latency.P99, x.Latency.P999, files, x.Verified)
+			lat, files, x.Verified)
 	}
 	p("\n\"vs X\" is X's wall time over this method's: how many times faster than X this method finished (for the range and incremental rows, against a copy of the whole table). MB/s counts what the method moved: HFile bytes for the file copiers (rangecopy: bytes it read), the table's HFile bytes for CopyTable and scan+put. Worker CPU is the copying process's user+system time; harness CPU that of the harness JVM (both clusters and the Java tools); source RS CPU that of the source region servers' named threads (RPC handlers, executors, chores), all during the copy.\n\n")
 	p("| aim | want | measured | |\n|---|---|---|---|\n")

@@ -24,7 +24,7 @@ func sampleRun() *Run {
 		Results: []Result{
 			{Method: RawHDFS, Scope: "whole table", Bytes: 1e9, Seconds: 10, FilesTotal: -1, FilesPruned: -1},
 			{Method: ExportSnapshot, Scope: "whole table", Bytes: 1e9, Seconds: 20, Latency: lat(11), FilesTotal: -1, FilesPruned: -1},
-			{Method: CopyTable, Scope: "whole table", Bytes: 1e9, Seconds: 100, Latency: lat(40), FilesTotal: -1, FilesPruned: -1},
+			{Method: CopyTable, Scope: "whole table", Bytes: 1e9, Seconds: 100, Latency: Latency{Count: 990, Errors: 10, P50: 1, P99: 40, P999: 80}, FilesTotal: -1, FilesPruned: -1},
 			{Method: ScanPut, Scope: "whole table", Error: "boom | bad", FilesTotal: -1, FilesPruned: -1},
 			// 0.8× raw (missed), 2× ExportSnapshot, 10× CopyTable, p99 1.1× idle.
 			{Method: RangecopyFull, Scope: "whole table", Bytes: 1e9, Seconds: 12.5, WorkerPeakRSS: 400 << 20, Latency: lat(11), FilesTotal: 32, FilesPruned: 0, Verified: 50},
@@ -93,6 +93,7 @@ func TestMarkdown(t *testing.T) {
 		"| 16 / 16 |",
 		"| rangecopy whole table vs CopyTable | ≥ 10× | 8.00× | missed |",
 		"7 days",
+		"| 1.00 / 40.00 / 80.00 (10 of 1000 failed) |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
