@@ -112,9 +112,7 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		}
 	}
 	if m != RawHDFS {
-		if err := e.Target.DeleteTable(context.WithoutCancel(ctx), target); err != nil {
-			e.Logger.Warn("drop target table", "table", target, "err", err)
-		}
+		e.dropTarget(context.WithoutCancel(ctx), target, m, t)
 	}
 	e.Logger.Info("method done", "method", m, "seconds", fmt.Sprintf("%.1f", r.Seconds), "MBps", fmt.Sprintf("%.1f", r.MBps()),
 		"p99_ms", r.Latency.P99, "error", r.Error)
@@ -371,4 +369,26 @@ func sameCells(want, got []hbase.Cell) error {
 // end) overlaps the key range [from, to).
 func overlaps(start, end, from, to []byte) bool {
 	return (len(end) == 0 || bytes.Compare(end, from) > 0) && bytes.Compare(start, to) < 0
+}
+
+// dropTarget drops a method's target table and removes what HBase archived
+// of it: a dropped table's files wait in the archive folder for the cleaner's
+// TTL (5 minutes), and a run copies the table 7 times, twice replicated, so
+// they would fill the disk. ExportSnapshot's files are archived under the
+// source table's name.
+func (e *Env) dropTarget(ctx context.Context, target string, m Method, t *Table) {
+	if err := e.Target.DeleteTable(ctx, target); err != nil {
+		e.Logger.Warn("drop target table", "table", target, "err", err)
+		return
+	}
+	dirs := []string{target}
+	if m == ExportSnapshot {
+		dirs = append(dirs, t.Table)
+	}
+	for _, d := range dirs {
+		archive := path.Join(e.Target.RootDirPath(), "archive", "data", "default", d)
+		if err := e.removeTargetDir(archive); err != nil {
+			e.Logger.Warn("remove archived files", "dir", archive, "err", err)
+		}
+	}
 }
