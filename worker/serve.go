@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -314,6 +315,8 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
 			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
+			cfg.Logger.Info("file loaded", "job", cfg.Job, "task", id, "family", f.Family,
+				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes, "worker", cfg.Worker)
 		}
 		next, err := cp.Advance(spec.Task.Rows.End, l)
 		if err != nil {
