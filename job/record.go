@@ -65,15 +65,15 @@ type wireCluster struct {
 }
 
 type wireRecord struct {
-	V        int          `json:"v"`
-	Table    string       `json:"table"`
-	Target   string       `json:"targetTable,omitempty"`
-	Start    []byte       `json:"start,omitempty"`
-	End      []byte       `json:"end,omitempty"`
-	TMin     int64        `json:"tmin,omitempty"`
-	TMax     int64        `json:"tmax,omitempty"`
-	Families []string     `json:"families,omitempty"`
-	Snapshot string       `json:"snapshot"`
+	V        int      `json:"v"`
+	Table    string   `json:"table"`
+	Target   string   `json:"targetTable,omitempty"`
+	Start    []byte   `json:"start,omitempty"`
+	End      []byte   `json:"end,omitempty"`
+	TMin     int64    `json:"tmin,omitempty"`
+	TMax     int64    `json:"tmax,omitempty"`
+	Families []string `json:"families,omitempty"`
+	Snapshot string   `json:"snapshot"`
 	// Source and TargetC are wireClusters; the first format wrote a
 	// description string, read as no cluster.
 	Source  json.RawMessage `json:"source,omitempty"`
