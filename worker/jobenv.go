@@ -166,6 +166,7 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 func (e *JobEnv) ServeConfig(worker string) ServeConfig {
 	cfg := e.serve
 	cfg.Worker = worker
+	cfg.defaults()
 	return cfg
 }
 

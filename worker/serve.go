@@ -77,18 +77,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if cfg.Registry == nil || cfg.Regions == nil || cfg.Loader == nil || cfg.OutputDir == nil {
 		return errors.New("worker: ServeConfig needs Registry, Regions, Loader and OutputDir")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Options.Logger == nil {
-		cfg.Options.Logger = cfg.Logger
-	}
-	if cfg.Attempts <= 0 {
-		cfg.Attempts = 3
-	}
-	if cfg.Idle <= 0 {
-		cfg.Idle = 5 * time.Second
-	}
+	cfg.defaults()
 	watch, err := cfg.Registry.WatchJob(ctx, cfg.Job)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -126,6 +115,21 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		t.Stop()
 	}
 	return nil
+}
+
+func (cfg *ServeConfig) defaults() {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Options.Logger == nil {
+		cfg.Options.Logger = cfg.Logger
+	}
+	if cfg.Attempts <= 0 {
+		cfg.Attempts = 3
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = 5 * time.Second
+	}
 }
 
 // serveOnce looks through every bucket once, from first on, and runs each
@@ -258,7 +262,7 @@ func runClaimed(ctx context.Context, cfg *ServeConfig, claim *Claim, log *slog.L
 		log.Info("resuming task", "checkpoint", cp.String())
 	}
 	var last error
-	for attempt := 1; attempt <= cfg.Attempts; attempt++ {
+	for attempt := 1; attempt <= max(cfg.Attempts, 1); attempt++ {
 		if attempt > 1 {
 			wait := time.Duration(attempt*attempt) * time.Second
 			log.Warn("task attempt failed; running it again from its checkpoint", "attempt", attempt-1, "err", last, "wait", wait)
