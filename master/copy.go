@@ -454,6 +454,23 @@ func taskSpecs(p *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 // bytes, files pruned), read back when the job is resumed.
 const planMessage = "planned: %d tasks, %d bytes, %d files pruned"
 
+// slots is how many tasks will run at once: this process's workers, or for a
+// detached job the capacity of the live workers (4 when none is up yet).
+func (r *run) slots(ctx context.Context) int {
+	if !r.detached {
+		return r.o.Workers
+	}
+	ws, err := r.reg.Workers(ctx)
+	n := 0
+	for _, w := range ws {
+		n += max(w.Capacity, 1)
+	}
+	if err != nil || n == 0 {
+		return 4
+	}
+	return n
+}
+
 // plan pins, plans and registers the tasks, then sets the job running.
 func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *progress.Report) (registry.Job, error) {
 	var err error
@@ -466,7 +483,7 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *pro
 	if err != nil {
 		return j, err
 	}
-	plan, err := job.Make(rec.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes})
+	plan, err := job.Make(rec.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes, Slots: r.slots(ctx)})
 	if err != nil {
 		return j, fmt.Errorf("plan job %s: %w", j.ID, err)
 	}
