@@ -351,6 +351,11 @@ func (r *run) run(ctx context.Context) (progress.Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("job %s: %w", id, err)
 	}
+	if len(rec.Source.ZKQuorum) == 0 {
+		// A record of the first format names no clusters and options:
+		// this run's serve it.
+		rec.Source, rec.Target, rec.Options = o.Source, o.Target, r.record(rec.Snapshot).Options
+	}
 	if j.State == registry.JobPending || j.State == registry.JobPlanning {
 		if j, err = r.plan(ctx, j, rec, &rep); err != nil {
 			return rep, err

@@ -311,11 +311,10 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 	emit := func(ctx context.Context, f OutputFile) error {
 		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
 		if !f.Last {
-			ok, err := claim.Valid(ctx)
-			if err != nil || !ok {
-				return fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, f.Path, ok, err)
+			fence := func(ctx context.Context) (context.Context, error) {
+				return fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
 			}
-			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow}); err != nil {
+			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Fence: fence}); err != nil {
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
 			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
@@ -336,6 +335,22 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		return nil
 	}
 	return Run(ctx, t, cfg.Options, emit)
+}
+
+// fenceLoad checks with ZooKeeper that the claim still holds, right before a
+// bulk load request, and returns a context that lets the request go out only
+// within half a session timeout of the check. The claim cannot pass to
+// another worker before this worker's session expires, which is at least a
+// session timeout after the check reached the server; so a worker frozen (GC,
+// SIGSTOP) between the check and the send, whose session expired meanwhile,
+// does not send the request when it thaws.
+func fenceLoad(ctx context.Context, claim *Claim, session time.Duration, path string) (context.Context, error) {
+	checked := time.Now()
+	ok, err := claim.Valid(ctx)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, path, ok, err)
+	}
+	return hbase.WithSendBy(ctx, checked.Add(session/2)), nil
 }
 
 func describe(f OutputFile) string {
