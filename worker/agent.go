@@ -67,8 +67,8 @@ type agentJob struct {
 }
 
 // RunAgent registers the worker and serves tasks until ctx ends. Jobs are
-// found in the registry: each running job whose record names its clusters
-// (job.Record.Servable) is served with its own connections, work folder and
+// found in the registry: each running detached job (job.RunOptions.Detached)
+// is served with its own connections, work folder and
 // share of the job's bandwidth (the job's Bandwidth times this worker's
 // Capacity over the capacity of all live workers). When a job leaves the
 // running state (paused, cancelled, done) its tasks here stop at once and are
@@ -155,7 +155,7 @@ func (a *agent) refresh(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if j.State == registry.JobRunning {
+		if j.State == registry.JobRunning && detached(j) {
 			running[id] = j
 		}
 	}
@@ -216,6 +216,13 @@ func (a *agent) refresh(ctx context.Context) error {
 		a.wakeSlots()
 	}
 	return nil
+}
+
+// detached reports whether a job was submitted for the workers (a job that
+// a rangecopy copy process runs is left to it).
+func detached(j registry.Job) bool {
+	rec, err := job.DecodeRecord(j.Spec)
+	return err == nil && rec.Options.Detached
 }
 
 // shareOf is a worker's share of a job's bandwidth.
