@@ -20,6 +20,7 @@ import (
 type taskTimes struct {
 	mu      sync.Mutex
 	seconds []float64
+	lines   []string
 }
 
 func (h *taskTimes) Enabled(context.Context, slog.Level) bool { return true }
@@ -29,14 +30,19 @@ func (h *taskTimes) Handle(_ context.Context, r slog.Record) error {
 	if r.Message != "task done" {
 		return nil
 	}
+	line := ""
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "seconds" {
 			h.mu.Lock()
 			h.seconds = append(h.seconds, a.Value.Float64())
 			h.mu.Unlock()
 		}
+		line += " " + a.String()
 		return true
 	})
+	h.mu.Lock()
+	h.lines = append(h.lines, r.Time.Format("15:04:05.000")+line)
+	h.mu.Unlock()
 	return nil
 }
 
@@ -99,6 +105,9 @@ func BenchmarkIntegrationSkewedBalance(b *testing.B) {
 		b.ReportMetric(ratio, "x-ideal")
 		b.ReportMetric(float64(rep.Tasks), "tasks")
 		b.ReportMetric(float64(rep.BytesRead)/rep.Seconds/(1<<20), "MiB/s")
+		for _, l := range times.lines {
+			b.Logf("task done:%s", l)
+		}
 		b.Logf("%d tasks (%d MiB read) in %.1f s; sum of task times %.1f s, longest %.1f s; ideal %.1f s; ratio %.3f",
 			rep.Tasks, rep.BytesRead>>20, rep.Seconds, sum, longest, ideal, ratio)
 	}

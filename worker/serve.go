@@ -188,7 +188,13 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 				log.Warn("remove the task's work folder", "err", err)
 			}
 		}
-		log.Info("task done", "seconds", time.Since(start).Seconds())
+		var bytes int64
+		var fast bool
+		if spec, err := job.DecodeTaskSpec(claim.Spec()); err == nil {
+			bytes = spec.Task.Bytes
+			fast = len(spec.Task.Files) == 1
+		}
+		log.Info("task done", "seconds", time.Since(start).Seconds(), "input_bytes", bytes, "one_input", fast)
 	case lost(claim, err):
 		log.Warn("claim lost; task stopped without writing more", "err", err)
 	case ctx.Err() != nil:
