@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -591,17 +590,11 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec job.Record, rep p
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	host, _ := os.Hostname()
-	host = strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
-			return c
-		}
-		return '_'
-	}, host)
+	host := registry.ProcessID("copy")
 	var wg sync.WaitGroup
 	errs := make(chan error, o.Workers)
 	for i := 0; i < o.Workers; i++ {
-		wid := fmt.Sprintf("%s-%d-w%d", host, os.Getpid(), i)
+		wid := fmt.Sprintf("%s-w%d", host, i)
 		if err := r.reg.RegisterWorker(ctx, registry.Worker{ID: wid, Capacity: 1, Info: "rangecopy copy, job " + id}); err != nil {
 			r.log.Warn("register worker", "worker", wid, "err", err)
 		}
