@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,21 +62,29 @@ func BenchmarkIntegrationSkewedBalance(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	table := fmt.Sprintf("balance_%d", time.Now().UnixNano())
-	var splits [][]byte
-	for c := 'a'; c <= 'f'; c++ {
-		splits = append(splits, []byte{byte(c)})
+	// RANGECOPY_BALANCE_TABLE names a table written by an earlier run
+	// (kept with RANGECOPY_BALANCE_KEEP=1), to measure again without
+	// writing it again.
+	table := os.Getenv("RANGECOPY_BALANCE_TABLE")
+	if table == "" {
+		table = fmt.Sprintf("balance_%d", time.Now().UnixNano())
+		var splits [][]byte
+		for c := 'a'; c <= 'f'; c++ {
+			splits = append(splits, []byte{byte(c)})
+		}
+		if err := env.Source.CreateTable(ctx, table, []testenv.Family{{Name: "f"}}, splits); err != nil {
+			b.Fatal(err)
+		}
+		if os.Getenv("RANGECOPY_BALANCE_KEEP") == "" {
+			defer env.Source.DeleteTable(context.Background(), table)
+		}
+		rows := mb << 20 / 1000
+		res, err := env.Source.RunTool(ctx, "rangecopy.testenv.LoadTable", []string{table, "f", strconv.Itoa(rows), "984"}, nil)
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("LoadTable: %v, %+v", err, res)
+		}
+		fmt.Fprintf(os.Stderr, "source table %s: %s\n", table, res.Output[strings.LastIndex(res.Output, "RESULT"):])
 	}
-	if err := env.Source.CreateTable(ctx, table, []testenv.Family{{Name: "f"}}, splits); err != nil {
-		b.Fatal(err)
-	}
-	defer env.Source.DeleteTable(context.Background(), table)
-	rows := mb << 20 / 1000
-	res, err := env.Source.RunTool(ctx, "rangecopy.testenv.LoadTable", []string{table, "f", strconv.Itoa(rows), "984"}, nil)
-	if err != nil || res.ExitCode != 0 {
-		b.Fatalf("LoadTable: %v, %+v", err, res)
-	}
-	b.Logf("source: %s", res.Output)
 	for i := 0; i < b.N; i++ {
 		src, err := cluster.Load("source", env.Source.ConfDir)
 		if err != nil {
@@ -106,9 +115,9 @@ func BenchmarkIntegrationSkewedBalance(b *testing.B) {
 		b.ReportMetric(float64(rep.Tasks), "tasks")
 		b.ReportMetric(float64(rep.BytesRead)/rep.Seconds/(1<<20), "MiB/s")
 		for _, l := range times.lines {
-			b.Logf("task done:%s", l)
+			fmt.Fprintf(os.Stderr, "task done:%s\n", l)
 		}
-		b.Logf("%d tasks (%d MiB read) in %.1f s; sum of task times %.1f s, longest %.1f s; ideal %.1f s; ratio %.3f",
+		fmt.Fprintf(os.Stderr, "%d tasks (%d MiB read) in %.1f s; sum of task times %.1f s, longest %.1f s; ideal %.1f s; ratio %.3f\n",
 			rep.Tasks, rep.BytesRead>>20, rep.Seconds, sum, longest, ideal, ratio)
 	}
 }
