@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -454,6 +455,11 @@ func taskSpecs(p *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 	return tasks, nil
 }
 
+// MaxOrder bounds the tasks in a job's claim order (registry.NodeOrder):
+// with more, the tail a late costly task could make is a small part of the
+// job anyway.
+const MaxOrder = 2000
+
 // planMessage is the running job's message: the plan's totals (tasks, input
 // bytes, files pruned), read back when the job is resumed.
 const planMessage = "planned: %d tasks, %d bytes, %d files pruned"
@@ -498,6 +504,15 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *pro
 	}
 	if err := r.reg.AddTasks(ctx, j.ID, tasks); err != nil {
 		return j, fmt.Errorf("register the tasks of job %s: %w", j.ID, err)
+	}
+	// Workers take the costliest tasks first, so that none of them starts
+	// last and holds the job up (longest processing time first).
+	order, err := json.Marshal(plan.CostOrder(rec.Spec.Times(), MaxOrder))
+	if err == nil {
+		err = r.reg.PutJobData(ctx, j.ID, registry.NodeOrder, order)
+	}
+	if err != nil {
+		return j, fmt.Errorf("job %s: claim order: %w", j.ID, err)
 	}
 	r.log.Info("planned", "job", j.ID, "tasks", len(plan.Tasks), "bytes", plan.Bytes, "pruned", len(plan.Pruned))
 	msg := fmt.Sprintf(planMessage, len(plan.Tasks), plan.Bytes, len(plan.Pruned))
