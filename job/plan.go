@@ -97,8 +97,31 @@ type Task struct {
 // PlanOptions tune planning.
 type PlanOptions struct {
 	// TaskBytes is the input size a task aims at; a region with more input
-	// in range is cut into several tasks. Zero means DefaultTaskBytes.
+	// in range is cut into several tasks. Zero means DefaultTaskBytes, or
+	// less for a small job when Slots is set (see AutoTaskBytes).
 	TaskBytes int64
+	// Slots is how many tasks will run at once (the workers' capacity);
+	// with TaskBytes zero it lowers the task size of a small job so that
+	// every slot gets several tasks and none is left with a long tail.
+	Slots int
+}
+
+// TasksPerSlot and MinAutoTaskBytes bound AutoTaskBytes.
+const (
+	TasksPerSlot     = 4
+	MinAutoTaskBytes = 64 << 20
+)
+
+// AutoTaskBytes is the task size of a job of total input bytes run by slots
+// tasks at once: total over slots × TasksPerSlot, within [MinAutoTaskBytes,
+// DefaultTaskBytes]. Taking tasks as they come, a slot finishes at most one
+// task's time after the ideal (total over slots), so TasksPerSlot tasks per
+// slot keep the tail within a quarter of the ideal time.
+func AutoTaskBytes(total int64, slots int) int64 {
+	if slots <= 0 {
+		return DefaultTaskBytes
+	}
+	return min(max(total/int64(slots*TasksPerSlot), MinAutoTaskBytes), DefaultTaskBytes)
 }
 
 // Plan is a job planned into tasks.
@@ -121,6 +144,13 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 		return Plan{}, err
 	}
 	target := opts.TaskBytes
+	if target <= 0 && opts.Slots > 0 {
+		p, err := Make(spec, regions, files, PlanOptions{TaskBytes: DefaultTaskBytes})
+		if err != nil || AutoTaskBytes(p.Bytes, opts.Slots) >= DefaultTaskBytes {
+			return p, err
+		}
+		target = AutoTaskBytes(p.Bytes, opts.Slots)
+	}
 	if target <= 0 {
 		target = DefaultTaskBytes
 	}
@@ -277,4 +307,60 @@ func cut(rows KeyRange, files []StoreFile, target int64) []KeyRange {
 		}
 	}
 	return append(out, KeyRange{Start: start, End: rows.End})
+}
+
+// FastPathCandidate reports whether input f of the task may be copied byte
+// for byte rather than decoded: it lies wholly inside the task's rows and
+// the time range, and no other input of its family in the task overlaps its
+// rows. The target's regions decide at run time.
+func (t Task) FastPathCandidate(f StoreFile, times TimeRange) bool {
+	if f.FirstRow == nil || f.LastRow == nil || !t.Rows.Contains(f.FirstRow) || !t.Rows.Contains(f.LastRow) ||
+		!f.HasTime || !times.Covers(f.MinTime, f.MaxTime) {
+		return false
+	}
+	for _, g := range t.Files {
+		if g.Family != f.Family || g.Name == f.Name {
+			continue
+		}
+		if g.FirstRow == nil || g.LastRow == nil ||
+			bytes.Compare(g.FirstRow, f.LastRow) <= 0 && bytes.Compare(f.FirstRow, g.LastRow) <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Cost estimates a task's work, to run the costliest first: its input bytes
+// in range, with the inputs that may take the fast path (FastPathCandidate:
+// streamed, not decoded) counted at a quarter of their size.
+func (t Task) Cost(times TimeRange) int64 {
+	c := t.Bytes
+	for _, f := range t.Files {
+		if t.FastPathCandidate(f, times) {
+			c -= f.Size * 3 / 4
+		}
+	}
+	return max(c, 0)
+}
+
+// CostOrder returns the ids of the plan's tasks, costliest first (ties in
+// key order), at most limit of them (0: all).
+func (p Plan) CostOrder(times TimeRange, limit int) []string {
+	type tc struct {
+		i    int
+		cost int64
+	}
+	all := make([]tc, len(p.Tasks))
+	for i, t := range p.Tasks {
+		all[i] = tc{i, t.Cost(times)}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].cost > all[b].cost })
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	ids := make([]string, len(all))
+	for k, x := range all {
+		ids[k] = p.Tasks[x.i].ID
+	}
+	return ids
 }

@@ -2,9 +2,9 @@ package worker
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"sort"
 	"strings"
@@ -63,8 +63,9 @@ type ServeConfig struct {
 	Logger *slog.Logger
 }
 
-// Serve claims the job's tasks one at a time and runs them until ctx ends.
-// For each task it reads the spec and checkpoint from the registry, takes the
+// Serve claims the job's tasks one at a time and runs them until ctx ends:
+// first those of the job's claim order (registry.NodeOrder, costliest
+// first), then any it finds unclaimed. For each task it reads the spec and checkpoint from the registry, takes the
 // target's regions fresh, runs the pipeline, and for every output file checks
 // that the claim still holds (a server round trip), bulk loads the file,
 // advances the checkpoint and saves it fenced by the claim. A task whose claim
@@ -76,6 +77,47 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if cfg.Registry == nil || cfg.Regions == nil || cfg.Loader == nil || cfg.OutputDir == nil {
 		return errors.New("worker: ServeConfig needs Registry, Regions, Loader and OutputDir")
 	}
+	cfg.defaults()
+	watch, err := cfg.Registry.WatchJob(ctx, cfg.Job)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("worker %s: watch job %s: %w", cfg.Worker, cfg.Job, err)
+	}
+	cl := newClaimer(cfg.Registry, cfg.Job, registry.Bucket(cfg.Worker))
+	for ctx.Err() == nil {
+		claim, err := cl.next(ctx, cfg.Worker, 2, cfg.Idle)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if registry.Classify(err) == registry.ActionGiveUp {
+				return fmt.Errorf("worker %s: job %s: %w", cfg.Worker, cfg.Job, err)
+			}
+			cfg.Logger.Warn("registry call failed; trying again", "worker", cfg.Worker, "err", err)
+		}
+		if claim != nil {
+			serveClaim(ctx, &cfg, claim)
+			continue
+		}
+		t := time.NewTimer(cfg.Idle)
+		select {
+		case <-ctx.Done():
+		case _, ok := <-watch:
+			if !ok && ctx.Err() == nil {
+				t.Stop()
+				return fmt.Errorf("worker %s: job %s is gone", cfg.Worker, cfg.Job)
+			}
+			cl.wake()
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return nil
+}
+
+func (cfg *ServeConfig) defaults() {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -88,71 +130,6 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if cfg.Idle <= 0 {
 		cfg.Idle = 5 * time.Second
 	}
-	watch, err := cfg.Registry.WatchJob(ctx, cfg.Job)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("worker %s: watch job %s: %w", cfg.Worker, cfg.Job, err)
-	}
-	h := fnv.New32a()
-	h.Write([]byte(cfg.Worker))
-	first := int(h.Sum32() % registry.Buckets)
-	for ctx.Err() == nil {
-		ran, err := serveOnce(ctx, &cfg, first)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if registry.Classify(err) == registry.ActionGiveUp {
-				return fmt.Errorf("worker %s: job %s: %w", cfg.Worker, cfg.Job, err)
-			}
-			cfg.Logger.Warn("registry call failed; trying again", "worker", cfg.Worker, "err", err)
-		}
-		if ran {
-			continue
-		}
-		t := time.NewTimer(cfg.Idle)
-		select {
-		case <-ctx.Done():
-		case _, ok := <-watch:
-			if !ok && ctx.Err() == nil {
-				t.Stop()
-				return fmt.Errorf("worker %s: job %s is gone", cfg.Worker, cfg.Job)
-			}
-		case <-t.C:
-		}
-		t.Stop()
-	}
-	return nil
-}
-
-// serveOnce looks through every bucket once, from first on, and runs each
-// task it can claim. It reports whether it ran any.
-func serveOnce(ctx context.Context, cfg *ServeConfig, first int) (bool, error) {
-	ran := false
-	for i := 0; i < registry.Buckets && ctx.Err() == nil; i++ {
-		b := (first + i) % registry.Buckets
-		ids, err := cfg.Registry.Claimable(ctx, cfg.Job, b)
-		if err != nil {
-			return ran, err
-		}
-		for _, id := range ids {
-			if ctx.Err() != nil {
-				return ran, nil
-			}
-			claim, err := cfg.Registry.ClaimTask(ctx, cfg.Job, id, cfg.Worker)
-			if errors.Is(err, registry.ErrClaimed) || errors.Is(err, registry.ErrFinished) {
-				continue
-			}
-			if err != nil {
-				return ran, fmt.Errorf("claim task %s: %w", id, err)
-			}
-			ran = true
-			serveClaim(ctx, cfg, claim)
-		}
-	}
-	return ran, nil
 }
 
 // serveClaim runs one claimed task and records how it ended.
@@ -183,14 +160,23 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 				log.Warn("remove the task's work folder", "err", err)
 			}
 		}
-		log.Info("task done", "seconds", time.Since(start).Seconds())
-	case lost(claim, err):
-		log.Warn("claim lost; task stopped without writing more", "err", err)
-	case ctx.Err() != nil:
+		var bytes int64
+		var fast bool
+		if spec, err := job.DecodeTaskSpec(claim.Spec()); err == nil {
+			bytes = spec.Task.Bytes
+			fast = len(spec.Task.Files) == 1
+		}
+		log.Info("task done", "seconds", time.Since(start).Seconds(), "input_bytes", bytes, "one_input", fast)
+	case ctx.Err() != nil && !isLost(claim):
+		// Stopped from outside (the job paused or cancelled, the worker
+		// stopping): give the task back. If the claim was lost meanwhile
+		// the release is refused, which is all right.
 		if err := claim.Release(endCtx); err != nil && !errors.Is(err, registry.ErrLostClaim) {
 			log.Warn("release the task", "err", err)
 		}
 		log.Info("task interrupted; released with its checkpoint")
+	case lost(claim, err):
+		log.Warn("claim lost; task stopped without writing more", "err", err)
 	default:
 		log.Error("task failed", "err", err)
 		if err := claim.Fail(endCtx, err); err != nil {
@@ -202,17 +188,19 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 // Claim is the registry's claim; the alias keeps signatures short.
 type Claim = registry.Claim
 
-// lost reports whether err (or the claim's state) says the claim is gone.
-func lost(c *Claim, err error) bool {
-	if errors.Is(err, registry.ErrLostClaim) {
-		return true
-	}
+// isLost reports whether the registry has said the claim is gone.
+func isLost(c *Claim) bool {
 	select {
 	case <-c.Lost():
 		return true
 	default:
 		return false
 	}
+}
+
+// lost reports whether err (or the claim's state) says the claim is gone.
+func lost(c *Claim, err error) bool {
+	return errors.Is(err, registry.ErrLostClaim) || isLost(c)
 }
 
 // runClaimed runs a claimed task to its end, up to cfg.Attempts times.
@@ -257,7 +245,7 @@ func runClaimed(ctx context.Context, cfg *ServeConfig, claim *Claim, log *slog.L
 		log.Info("resuming task", "checkpoint", cp.String())
 	}
 	var last error
-	for attempt := 1; attempt <= cfg.Attempts; attempt++ {
+	for attempt := 1; attempt <= max(cfg.Attempts, 1); attempt++ {
 		if attempt > 1 {
 			wait := time.Duration(attempt*attempt) * time.Second
 			log.Warn("task attempt failed; running it again from its checkpoint", "attempt", attempt-1, "err", last, "wait", wait)
@@ -306,20 +294,26 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 	emit := func(ctx context.Context, f OutputFile) error {
 		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
 		if !f.Last {
-			ok, err := claim.Valid(ctx)
-			if err != nil || !ok {
-				return fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, f.Path, ok, err)
+			fence := func(ctx context.Context) (context.Context, error) {
+				return fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
 			}
-			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow}); err != nil {
+			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Fence: fence}); err != nil {
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
 			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
+			cfg.Logger.Info("file loaded", "job", cfg.Job, "task", id, "family", f.Family,
+				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes, "worker", cfg.Worker)
 		}
 		next, err := cp.Advance(spec.Task.Rows.End, l)
 		if err != nil {
 			return fmt.Errorf("task %s: advance checkpoint after %s: %w", id, describe(f), err)
 		}
-		if err := saveCheckpoint(ctx, claim, next); err != nil {
+		// A file that was loaded is recorded even if the task is being
+		// stopped (the job paused or cancelled): the claim still fences it.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		err = saveCheckpoint(sctx, claim, next)
+		cancel()
+		if err != nil {
 			return fmt.Errorf("task %s: save checkpoint after %s: %w", id, describe(f), err)
 		}
 		*cp = next
@@ -329,6 +323,25 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		return nil
 	}
 	return Run(ctx, t, cfg.Options, emit)
+}
+
+// fenceLoad checks with ZooKeeper that the claim still holds, right before a
+// bulk load request, and returns a context that lets the request go out only
+// within half a session timeout of the check. The claim cannot pass to
+// another worker before this worker's session expires, which is at least a
+// session timeout after the check reached the server; so a worker frozen (GC,
+// SIGSTOP) between the check and the send, whose session expired meanwhile,
+// does not send the request when it thaws.
+func fenceLoad(ctx context.Context, claim *Claim, session time.Duration, path string) (context.Context, error) {
+	checked := time.Now()
+	ok, err := claim.Valid(ctx)
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // stopped, not lost: the caller releases the task
+	}
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, path, ok, err)
+	}
+	return hbase.WithSendBy(ctx, checked.Add(session/2)), nil
 }
 
 func describe(f OutputFile) string {
