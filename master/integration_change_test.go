@@ -95,19 +95,20 @@ func TestCopyWhileRegionsChange(t *testing.T) {
 		done <- result{rep, err}
 	}()
 
-	// Once the source is pinned, change both sides' regions.
+	// Once the source is pinned and the target table made (the two go on
+	// at once), change both sides' regions.
 	src := dialCluster(t, env.Source)
-	waitUntil(t, done, "the source snapshot", func() bool {
+	waitUntil(t, done, "the source snapshot and the target table", func() bool {
 		snaps, err := src.ListSnapshots(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
+		pinned := false
 		for _, s := range snaps {
-			if strings.HasPrefix(s.Name, snapPrefix) {
-				return true
-			}
+			pinned = pinned || strings.HasPrefix(s.Name, snapPrefix)
 		}
-		return false
+		regions, err := env.Target.Regions(t.Context(), table)
+		return pinned && err == nil && len(regions) == 4
 	})
 	regions, err := env.Target.Regions(t.Context(), table)
 	if err != nil || len(regions) != 4 {
