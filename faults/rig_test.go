@@ -3,12 +3,17 @@ package faults
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/colinmarc/hdfs/v2"
+
+	"rangecopy/hbase"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/testenv"
@@ -37,6 +42,9 @@ type rig struct {
 	masters []*proc
 	workers []*proc
 	job     string
+
+	srcHBase *hbase.Client // opened by leftovers
+	tgtHDFS  *hdfs.Client  // opened by leftovers
 }
 
 // newRig returns a rig of the test's own (nothing started yet).
@@ -295,19 +303,42 @@ func (r *rig) assertDoneOnce() jobStatus {
 // work folder from the target HDFS.
 func (r *rig) assertCleanedUp() {
 	r.t.Helper()
-	snaps, err := dialHBase(r.t, r.env.Source).ListSnapshots(r.t.Context())
+	for _, p := range r.leftovers() {
+		r.t.Error(p)
+	}
+}
+
+// cleanedUp reports whether the job's snapshot and work folder are gone.
+func (r *rig) cleanedUp() bool {
+	r.t.Helper()
+	return len(r.leftovers()) == 0
+}
+
+// leftovers lists what the job left behind: its snapshot on the source, its
+// work folder on the target HDFS.
+func (r *rig) leftovers() []string {
+	r.t.Helper()
+	if r.srcHBase == nil {
+		r.srcHBase = dialHBase(r.t, r.env.Source)
+		r.tgtHDFS = r.env.Target.HDFS(r.t, "")
+	}
+	var out []string
+	snaps, err := r.srcHBase.ListSnapshots(r.t.Context())
 	if err != nil {
 		r.t.Fatalf("list the source's snapshots: %v", err)
 	}
 	for _, s := range snaps {
 		if strings.HasPrefix(s.Name, master.SnapshotName(r.job)+"-") {
-			r.t.Errorf("snapshot %s of job %s is still on the source", s.Name, r.job)
+			out = append(out, fmt.Sprintf("snapshot %s of job %s is still on the source", s.Name, r.job))
 		}
 	}
 	dir := r.workDir + "/" + r.job
-	if fi, err := r.env.Target.HDFS(r.t, "").Stat(dir); err == nil {
-		r.t.Errorf("work folder %s of job %s is still on the target HDFS (dir=%v)", dir, r.job, fi.IsDir())
+	if _, err := r.tgtHDFS.Stat(dir); err == nil {
+		out = append(out, fmt.Sprintf("work folder %s of job %s is still on the target HDFS", dir, r.job))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		r.t.Fatalf("stat %s on the target HDFS: %v", dir, err)
 	}
+	return out
 }
 
 // logLoads writes a summary of the job's loads into the test log and
