@@ -97,8 +97,31 @@ type Task struct {
 // PlanOptions tune planning.
 type PlanOptions struct {
 	// TaskBytes is the input size a task aims at; a region with more input
-	// in range is cut into several tasks. Zero means DefaultTaskBytes.
+	// in range is cut into several tasks. Zero means DefaultTaskBytes, or
+	// less for a small job when Slots is set (see AutoTaskBytes).
 	TaskBytes int64
+	// Slots is how many tasks will run at once (the workers' capacity);
+	// with TaskBytes zero it lowers the task size of a small job so that
+	// every slot gets several tasks and none is left with a long tail.
+	Slots int
+}
+
+// TasksPerSlot and MinAutoTaskBytes bound AutoTaskBytes.
+const (
+	TasksPerSlot     = 4
+	MinAutoTaskBytes = 64 << 20
+)
+
+// AutoTaskBytes is the task size of a job of total input bytes run by slots
+// tasks at once: total over slots × TasksPerSlot, within [MinAutoTaskBytes,
+// DefaultTaskBytes]. Taking tasks as they come, a slot finishes at most one
+// task's time after the ideal (total over slots), so TasksPerSlot tasks per
+// slot keep the tail within a quarter of the ideal time.
+func AutoTaskBytes(total int64, slots int) int64 {
+	if slots <= 0 {
+		return DefaultTaskBytes
+	}
+	return min(max(total/int64(slots*TasksPerSlot), MinAutoTaskBytes), DefaultTaskBytes)
 }
 
 // Plan is a job planned into tasks.
@@ -121,6 +144,13 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 		return Plan{}, err
 	}
 	target := opts.TaskBytes
+	if target <= 0 && opts.Slots > 0 {
+		p, err := Make(spec, regions, files, PlanOptions{TaskBytes: DefaultTaskBytes})
+		if err != nil || AutoTaskBytes(p.Bytes, opts.Slots) >= DefaultTaskBytes {
+			return p, err
+		}
+		target = AutoTaskBytes(p.Bytes, opts.Slots)
+	}
 	if target <= 0 {
 		target = DefaultTaskBytes
 	}

@@ -63,6 +63,9 @@ type Options struct {
 	User string
 	// TaskBytes is the input size a task aims at; 0 means job.DefaultTaskBytes.
 	TaskBytes int64
+	// Retries bounds how often a leading master resets a failed task of a
+	// detached job (Submit); 0 means job.DefaultRetries.
+	Retries int
 	// DialTimeout bounds reaching each cluster; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
 	// Logger receives the job's log; nil discards.
@@ -115,7 +118,7 @@ func (o *Options) defaults() {
 		o.ProgressInterval = time.Second
 	}
 	if o.User == "" {
-		o.User = osUser()
+		o.User = worker.OSUser()
 	}
 	if len(o.ZK) == 0 {
 		o.ZK = o.Target.ZKQuorum
@@ -126,15 +129,6 @@ func (o *Options) defaults() {
 	if o.WorkRoot == "" {
 		o.WorkRoot = bulkload.DefaultRoot(o.User)
 	}
-}
-
-func osUser() string {
-	for _, k := range []string{"USER", "LOGNAME"} {
-		if u := os.Getenv(k); u != "" {
-			return u
-		}
-	}
-	return "root"
 }
 
 // run is one copy in progress: its connections and what it learned.
@@ -149,10 +143,12 @@ type run struct {
 	families   []string
 	tgtExists  bool
 	srcRegions []*hbase.Region
+	detached   bool // the job is submitted for the masters (Submit)
+	sharedReg  bool // reg belongs to the caller (a leading master)
 }
 
 func (r *run) close() {
-	if r.reg != nil {
+	if r.reg != nil && !r.sharedReg {
 		r.reg.Close()
 	}
 	for _, c := range []*hbase.Client{r.src, r.tgt} {
@@ -208,7 +204,7 @@ func newRun(ctx context.Context, o *Options) (*run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--resume %s: %w", o.Resume, err)
 		}
-		rec, err := DecodeRecord(j.Spec)
+		rec, err := job.DecodeRecord(j.Spec)
 		if err != nil {
 			return nil, fmt.Errorf("--resume %s: %w", o.Resume, err)
 		}
@@ -217,53 +213,37 @@ func newRun(ctx context.Context, o *Options) (*run, error) {
 		}
 		o.Spec = rec.Spec
 	}
-	if r.src, err = dial(ctx, o, o.Source); err != nil {
-		return nil, err
-	}
-	if r.tgt, err = dial(ctx, o, o.Target); err != nil {
-		return nil, err
-	}
-	if err := r.checkSource(ctx); err != nil {
-		return nil, err
-	}
-	if err := r.checkTarget(ctx); err != nil {
-		return nil, err
-	}
-	if r.srcFS, err = hdfsClient(o.Source, o.User); err != nil {
-		return nil, err
-	}
-	if r.tgtFS, err = hdfsClient(o.Target, o.User); err != nil {
+	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
 	ok = true
 	return r, nil
 }
 
-func dial(ctx context.Context, o *Options, c cluster.Config) (*hbase.Client, error) {
-	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
-	defer cancel()
-	cl, err := hbase.Dial(dctx, hbase.Config{ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, User: o.User,
-		Logger: o.Logger.With("cluster", c.Name)})
-	if err != nil {
-		return nil, fmt.Errorf("%s: unreachable within %s: %w", c, o.DialTimeout, err)
+// connect reaches both clusters and their HDFS and checks the source and
+// target tables.
+func (r *run) connect(ctx context.Context) error {
+	o := r.o
+	var err error
+	if r.src, err = o.Source.DialHBase(ctx, o.User, o.DialTimeout, o.Logger.With("cluster", o.Source.Name)); err != nil {
+		return err
 	}
-	if _, err := cl.ListNamespaces(dctx); err != nil {
-		cl.Close()
-		return nil, fmt.Errorf("%s: unreachable within %s: %w", c, o.DialTimeout, err)
+	if r.tgt, err = o.Target.DialHBase(ctx, o.User, o.DialTimeout, o.Logger.With("cluster", o.Target.Name)); err != nil {
+		return err
 	}
-	return cl, nil
-}
-
-func hdfsClient(c cluster.Config, user string) (*hdfs.Client, error) {
-	fs, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: c.NameNodes, User: user})
-	if err != nil {
-		return nil, fmt.Errorf("%s cluster HDFS %s: %w", c.Name, strings.Join(c.NameNodes, ","), err)
+	if err := r.checkSource(ctx); err != nil {
+		return err
 	}
-	if _, err := fs.Stat(c.RootDir); err != nil {
-		fs.Close()
-		return nil, fmt.Errorf("%s cluster HDFS %s: hbase root %s: %w", c.Name, strings.Join(c.NameNodes, ","), c.RootDir, err)
+	if err := r.checkTarget(ctx); err != nil {
+		return err
 	}
-	return fs, nil
+	if r.srcFS, err = o.Source.OpenHDFS(o.User); err != nil {
+		return err
+	}
+	if r.tgtFS, err = o.Target.OpenHDFS(o.User); err != nil {
+		return err
+	}
+	return nil
 }
 
 // checkSource reads the source table's schema and regions and checks the
@@ -367,7 +347,7 @@ func (r *run) run(ctx context.Context) (progress.Report, error) {
 	default:
 		r.log.Info("resuming job", "job", id, "state", j.State.String())
 	}
-	rec, err := DecodeRecord(j.Spec)
+	rec, err := job.DecodeRecord(j.Spec)
 	if err != nil {
 		return rep, fmt.Errorf("job %s: %w", id, err)
 	}
@@ -400,7 +380,7 @@ func (r *run) create(ctx context.Context, id string) (registry.Job, error) {
 	// A new name for every run of the job, so that a snapshot kept from an
 	// earlier run of the same copy is never taken for this one's.
 	snap := fmt.Sprintf("%s-%d", SnapshotName(id), time.Now().UnixMilli())
-	b, err := EncodeRecord(Record{Spec: o.Spec, Snapshot: snap, Source: o.Source.String(), Target: o.Target.String()})
+	b, err := job.EncodeRecord(r.record(snap))
 	if err != nil {
 		return registry.Job{}, err
 	}
@@ -410,6 +390,14 @@ func (r *run) create(ctx context.Context, id string) (registry.Job, error) {
 	}
 	r.log.Info("registered job", "job", id)
 	return j, nil
+}
+
+// record is the job's registry record.
+func (r *run) record(snapshot string) job.Record {
+	o := r.o
+	return job.Record{Spec: o.Spec, Snapshot: snapshot, Source: o.Source, Target: o.Target,
+		Options: job.RunOptions{Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot,
+			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: r.detached}}
 }
 
 // pin returns the job's pinned inputs: the snapshot if it exists (a resumed
@@ -466,8 +454,25 @@ func taskSpecs(p *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 // bytes, files pruned), read back when the job is resumed.
 const planMessage = "planned: %d tasks, %d bytes, %d files pruned"
 
+// slots is how many tasks will run at once: this process's workers, or for a
+// detached job the capacity of the live workers (4 when none is up yet).
+func (r *run) slots(ctx context.Context) int {
+	if !r.detached {
+		return r.o.Workers
+	}
+	ws, err := r.reg.Workers(ctx)
+	n := 0
+	for _, w := range ws {
+		n += max(w.Capacity, 1)
+	}
+	if err != nil || n == 0 {
+		return 4
+	}
+	return n
+}
+
 // plan pins, plans and registers the tasks, then sets the job running.
-func (r *run) plan(ctx context.Context, j registry.Job, rec Record, rep *progress.Report) (registry.Job, error) {
+func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *progress.Report) (registry.Job, error) {
 	var err error
 	if j.State == registry.JobPending {
 		if j, err = r.reg.SetJobState(ctx, j, registry.JobPlanning, "pinning and planning"); err != nil {
@@ -478,7 +483,7 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec Record, rep *progres
 	if err != nil {
 		return j, err
 	}
-	plan, err := job.Make(rec.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: r.o.TaskBytes})
+	plan, err := job.Make(rec.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes, Slots: r.slots(ctx)})
 	if err != nil {
 		return j, fmt.Errorf("plan job %s: %w", j.ID, err)
 	}
@@ -499,7 +504,7 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec Record, rep *progres
 }
 
 // execute runs the workers and watches the job to its end.
-func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progress.Report) (progress.Report, error) {
+func (r *run) execute(ctx context.Context, j registry.Job, rec job.Record, rep progress.Report) (progress.Report, error) {
 	o := r.o
 	id := j.ID
 	start := time.Now()
@@ -554,31 +559,6 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 		}
 	}
 
-	families := map[string]worker.FamilySettings{}
-	tdesc, err := r.tgt.TableDescriptor(ctx, rec.Spec.Target())
-	if err != nil {
-		return rep, fmt.Errorf("target table %s: %w", rec.Spec.Target(), err)
-	}
-	for _, f := range r.families {
-		fd := tdesc.Family(f)
-		if fd == nil {
-			return rep, fmt.Errorf("target table %s: %w", rec.Spec.Target(), &bulkload.MissingFamiliesError{Table: rec.Spec.Target(), Families: []string{f}})
-		}
-		if families[f], err = worker.SettingsOf(*fd); err != nil {
-			return rep, fmt.Errorf("target table %s: %w", rec.Spec.Target(), err)
-		}
-	}
-	wd, err := bulkload.OpenWorkDir(ctx, r.tgtFS, id, bulkload.WorkDirOptions{Root: o.WorkRoot})
-	if err != nil {
-		return rep, fmt.Errorf("job %s: work folder: %w", id, err)
-	}
-	var bcounters bulkload.Counters
-	loader, err := bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: r.tgt, FS: r.tgtFS, Table: rec.Spec.Target(),
-		Logger: r.log.With("part", "bulkload"), Counters: &bcounters})
-	if err != nil {
-		return rep, fmt.Errorf("job %s: %w", id, err)
-	}
-	defer loader.Close(context.WithoutCancel(ctx))
 	var limiter worker.Limiter
 	if o.Bandwidth > 0 {
 		burst := int(min(o.Bandwidth, 8<<20))
@@ -588,8 +568,22 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 		}
 		limiter = tb
 	}
-
 	var wcounters worker.Counters
+	var bcounters bulkload.Counters
+	env, err := worker.OpenJob(ctx, worker.JobConfig{Registry: r.reg, Job: id, Record: rec,
+		Source: r.src, Target: r.tgt, SourceFS: r.srcFS, TargetFS: r.tgtFS,
+		Limiter: limiter, Counters: &wcounters, LoaderCounters: &bcounters,
+		Loaded: func(f worker.OutputFile) {
+			counters.FilesLoaded.Add(1)
+			counters.BytesLoaded.Add(f.Bytes)
+			counters.Cells.Add(f.Cells)
+		},
+		DialTimeout: o.DialTimeout, Logger: r.log.With("part", "worker")})
+	if err != nil {
+		return rep, err
+	}
+	defer env.Close(context.WithoutCancel(ctx))
+
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	host, _ := os.Hostname()
@@ -606,26 +600,7 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 		if err := r.reg.RegisterWorker(ctx, registry.Worker{ID: wid, Capacity: 1, Info: "rangecopy copy, job " + id}); err != nil {
 			r.log.Warn("register worker", "worker", wid, "err", err)
 		}
-		cfg := worker.ServeConfig{Registry: r.reg, Job: id, Worker: wid, TargetTable: rec.Spec.Target(),
-			Regions: r.tgt, Loader: loader, Time: rec.Spec.Times(), Families: families,
-			OutputDir: func(ctx context.Context, task string, fams []string) (string, error) {
-				for _, f := range fams {
-					if _, err := wd.FamilyDir(ctx, task, f); err != nil {
-						return "", err
-					}
-				}
-				return wd.TaskDir(task), nil
-			},
-			RemoveOutput: wd.RemoveTask,
-			Options: worker.Options{Source: worker.ArchiveFallback{Opener: worker.HDFS{Client: r.srcFS}, RootDir: r.o.Source.RootDir}, Target: worker.HDFS{Client: r.tgtFS},
-				Limiter: limiter, Counters: &wcounters},
-			Loaded: func(f worker.OutputFile) {
-				counters.FilesLoaded.Add(1)
-				counters.BytesLoaded.Add(f.Bytes)
-				counters.Cells.Add(f.Cells)
-			},
-			Logger: r.log.With("part", "worker"),
-		}
+		cfg := env.ServeConfig(wid)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -668,22 +643,8 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec Record, rep progr
 		return rep, fmt.Errorf("job %s: %w: %d of %d (%s); the target keeps what was loaded; resume with --resume %s",
 			id, ErrTasksFailed, counts.Failed, counts.Tasks, r.firstFailure(ctx, id, taskIDs), id)
 	}
-	if _, err := r.reg.SetJobState(ctx, j, registry.JobDone, "done"); err != nil {
-		if j2, err2 := r.reg.Job(ctx, id); err2 == nil {
-			_, err = r.reg.SetJobState(ctx, j2, registry.JobDone, "done")
-		}
-		if err != nil {
-			return rep, fmt.Errorf("job %s: mark done: %w", id, err)
-		}
-	}
-	rep.Status = "done"
-	if !o.KeepSnapshot {
-		if err := snapshot.Release(ctx, r.src, rec.Snapshot); err != nil {
-			r.log.Warn("delete the job's snapshot", "snapshot", rec.Snapshot, "err", err)
-		}
-	}
-	if err := wd.Remove(ctx); err != nil {
-		r.log.Warn("remove the job's work folder", "dir", wd.Path(), "err", err)
+	if err := r.finish(ctx, j, rec, &rep); err != nil {
+		return rep, err
 	}
 	return rep, nil
 }

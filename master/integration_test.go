@@ -265,7 +265,7 @@ func TestCopyResumePlanning(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := JobID(o.Source, o.Target, o.Spec)
-	rec, err := EncodeRecord(Record{Spec: o.Spec, Snapshot: SnapshotName(id) + "-1"})
+	rec, err := job.EncodeRecord(job.Record{Spec: o.Spec, Snapshot: SnapshotName(id) + "-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

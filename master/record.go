@@ -12,8 +12,6 @@ package master
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,53 +19,6 @@ import (
 	"rangecopy/cluster"
 	"rangecopy/job"
 )
-
-// ErrRecord marks a job record that this package did not write.
-var ErrRecord = errors.New("master: bad job record")
-
-// Record is what the master stores in a job's node: the request, and the
-// snapshot that pins its inputs, so that a resumed job reads the same files.
-type Record struct {
-	Spec     job.Spec
-	Snapshot string
-	// Source and Target describe the clusters, for messages and checks.
-	Source, Target string
-}
-
-type wireRecord struct {
-	V        int      `json:"v"`
-	Table    string   `json:"table"`
-	Target   string   `json:"targetTable,omitempty"`
-	Start    []byte   `json:"start,omitempty"`
-	End      []byte   `json:"end,omitempty"`
-	TMin     int64    `json:"tmin,omitempty"`
-	TMax     int64    `json:"tmax,omitempty"`
-	Families []string `json:"families,omitempty"`
-	Snapshot string   `json:"snapshot"`
-	Source   string   `json:"source,omitempty"`
-	TargetC  string   `json:"target,omitempty"`
-}
-
-// EncodeRecord writes a job record.
-func EncodeRecord(r Record) ([]byte, error) {
-	return json.Marshal(wireRecord{V: 1, Table: r.Spec.Table, Target: r.Spec.TargetTable,
-		Start: r.Spec.Rows.Start, End: r.Spec.Rows.End, TMin: r.Spec.Time.Min, TMax: r.Spec.Time.Max,
-		Families: r.Spec.Families, Snapshot: r.Snapshot, Source: r.Source, TargetC: r.Target})
-}
-
-// DecodeRecord reads what EncodeRecord wrote; bad bytes are ErrRecord.
-func DecodeRecord(b []byte) (Record, error) {
-	var w wireRecord
-	if err := json.Unmarshal(b, &w); err != nil {
-		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
-	}
-	if w.V != 1 || w.Table == "" || w.Snapshot == "" {
-		return Record{}, fmt.Errorf("%w: version %d, table %q, snapshot %q", ErrRecord, w.V, w.Table, w.Snapshot)
-	}
-	return Record{Spec: job.Spec{Table: w.Table, TargetTable: w.Target, Rows: job.KeyRange{Start: w.Start, End: w.End},
-		Time: job.TimeRange{Min: w.TMin, Max: w.TMax}, Families: w.Families},
-		Snapshot: w.Snapshot, Source: w.Source, Target: w.TargetC}, nil
-}
 
 // clusterID names a cluster by its ZooKeeper quorum (sorted) and znode parent.
 func clusterID(c cluster.Config) string {

@@ -2,8 +2,6 @@ package master
 
 import (
 	"bytes"
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -54,49 +52,6 @@ func TestJobID(t *testing.T) {
 			t.Errorf("%s changed but the job id did not: %s", name, got)
 		}
 	}
-}
-
-func TestRecordRoundTrip(t *testing.T) {
-	r := Record{Spec: job.Spec{Table: "t", TargetTable: "u", Rows: job.KeyRange{Start: []byte{0, 0xff}, End: []byte("z")},
-		Time: job.TimeRange{Min: 1, Max: 2}, Families: []string{"f"}}, Snapshot: "rangecopy-x", Source: "s", Target: "t"}
-	b, err := EncodeRecord(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := DecodeRecord(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, r) {
-		t.Errorf("round trip:\n got %+v\nwant %+v", got, r)
-	}
-	for _, bad := range []string{"", "{}", `{"v":2,"table":"t","snapshot":"s"}`, `{"v":1,"snapshot":"s"}`, "PBUF"} {
-		if _, err := DecodeRecord([]byte(bad)); !errors.Is(err, ErrRecord) {
-			t.Errorf("DecodeRecord(%q) err = %v, want ErrRecord", bad, err)
-		}
-	}
-}
-
-func FuzzDecodeRecord(f *testing.F) {
-	b, _ := EncodeRecord(Record{Spec: job.Spec{Table: "t"}, Snapshot: "s"})
-	f.Add(b)
-	f.Add([]byte(`{"v":1,"table":"t","snapshot":"s","start":"AA=="}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := DecodeRecord(b)
-		if err != nil {
-			if !errors.Is(err, ErrRecord) {
-				t.Fatalf("error not ErrRecord: %v", err)
-			}
-			return
-		}
-		again, err := EncodeRecord(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := DecodeRecord(again); err != nil {
-			t.Fatalf("re-encoded record does not decode: %v", err)
-		}
-	})
 }
 
 func TestWritePlan(t *testing.T) {

@@ -71,3 +71,24 @@ func (b *TokenBucket) reserve(n float64) time.Duration {
 	}
 	return time.Duration(-b.tokens / b.rate * float64(time.Second))
 }
+
+// SetRate changes the rate (bytes per second, positive) from now on; tokens
+// already in the bucket stay, up to the burst.
+func (b *TokenBucket) SetRate(rate float64) {
+	if rate <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	b.last = now
+	b.rate = rate
+}
+
+// Rate is the current rate in bytes per second.
+func (b *TokenBucket) Rate() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rate
+}

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -76,18 +77,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if cfg.Registry == nil || cfg.Regions == nil || cfg.Loader == nil || cfg.OutputDir == nil {
 		return errors.New("worker: ServeConfig needs Registry, Regions, Loader and OutputDir")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Options.Logger == nil {
-		cfg.Options.Logger = cfg.Logger
-	}
-	if cfg.Attempts <= 0 {
-		cfg.Attempts = 3
-	}
-	if cfg.Idle <= 0 {
-		cfg.Idle = 5 * time.Second
-	}
+	cfg.defaults()
 	watch, err := cfg.Registry.WatchJob(ctx, cfg.Job)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -125,6 +115,21 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		t.Stop()
 	}
 	return nil
+}
+
+func (cfg *ServeConfig) defaults() {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Options.Logger == nil {
+		cfg.Options.Logger = cfg.Logger
+	}
+	if cfg.Attempts <= 0 {
+		cfg.Attempts = 3
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = 5 * time.Second
+	}
 }
 
 // serveOnce looks through every bucket once, from first on, and runs each
@@ -257,7 +262,7 @@ func runClaimed(ctx context.Context, cfg *ServeConfig, claim *Claim, log *slog.L
 		log.Info("resuming task", "checkpoint", cp.String())
 	}
 	var last error
-	for attempt := 1; attempt <= cfg.Attempts; attempt++ {
+	for attempt := 1; attempt <= max(cfg.Attempts, 1); attempt++ {
 		if attempt > 1 {
 			wait := time.Duration(attempt*attempt) * time.Second
 			log.Warn("task attempt failed; running it again from its checkpoint", "attempt", attempt-1, "err", last, "wait", wait)
@@ -314,6 +319,8 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
 			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
+			cfg.Logger.Info("file loaded", "job", cfg.Job, "task", id, "family", f.Family,
+				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes, "worker", cfg.Worker)
 		}
 		next, err := cp.Advance(spec.Task.Rows.End, l)
 		if err != nil {

@@ -28,6 +28,10 @@ source's HFiles from its HDFS, write HFiles for the target's regions into the
 target's HDFS and bulk load them. A copy that stops (killed, failed) is resumed
 by running the same command again, or with --resume <job-id>.
 
+With --detach the job is checked, registered in ZooKeeper for the running
+"rangecopy master" and "rangecopy worker" processes, and its id printed; follow
+it with "rangecopy job status <id>".
+
 A cluster is a folder holding its hbase-site.xml (and core-site.xml,
 hdfs-site.xml), or a ZooKeeper cluster key (zk1,zk2:2181:/hbase) together with
 --source-hdfs/--target-hdfs. Row keys take the HBase shell's \xNN escapes.
@@ -49,6 +53,8 @@ type copyFlags struct {
 	zkRoot, zk, workDir, user, resume      string
 	taskSize                               string
 	verbose                                bool
+	detach                                 bool
+	retries                                int
 }
 
 func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
@@ -82,6 +88,8 @@ func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
 	fs.StringVar(&f.resume, "resume", "", "id of a stopped job to go on with")
 	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.verbose, "v", false, "log every task and file")
+	fs.BoolVar(&f.detach, "detach", false, "register the job for the running masters and workers, print its id and exit")
+	fs.IntVar(&f.retries, "retries", 0, "with --detach: resets of a failed task before the job pauses (default 3)")
 	return fs
 }
 
@@ -100,6 +108,15 @@ func runCopyCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	opts, err := copyOptions(f)
 	if err != nil {
 		return err
+	}
+	if f.detach {
+		if f.dryRun || f.resume != "" {
+			return fmt.Errorf("%w: --detach does not go with --dry-run or --resume (use rangecopy job resume)", errUsage)
+		}
+		return runSubmit(ctx, opts, stdout, stderr)
+	}
+	if f.retries != 0 {
+		return fmt.Errorf("%w: --retries goes with --detach (a rangecopy copy process tries each task 3 times; run it again to retry)", errUsage)
 	}
 	return runCopy(ctx, opts, f.jsonOut, stdout, stderr)
 }
@@ -178,6 +195,10 @@ func copyOptions(f copyFlags) (master.Options, error) {
 		}
 		o.TaskBytes = int64(n)
 	}
+	if f.retries < 0 || f.retries > job.MaxRetries {
+		return usage("--retries %d: want 0 to %d", f.retries, job.MaxRetries)
+	}
+	o.Retries = f.retries
 	o.CreateTable, o.KeepSnapshot, o.DryRun = f.createTable, f.keepSnapshot, f.dryRun
 	o.Resume = f.resume
 	o.ZKRoot = f.zkRoot
@@ -294,6 +315,20 @@ func runCopy(ctx context.Context, opts master.Options, jsonOut bool, stdout, std
 			err = werr
 		}
 	}
+	return err
+}
+
+// runSubmit registers a detached job and prints its id alone on stdout.
+func runSubmit(ctx context.Context, opts master.Options, stdout, stderr io.Writer) error {
+	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	id, existing, err := master.Submit(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if existing {
+		fmt.Fprintf(stderr, "rangecopy: the same copy is already submitted and not finished: job %s\n", id)
+	}
+	_, err = fmt.Fprintln(stdout, id)
 	return err
 }
 

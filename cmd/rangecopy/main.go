@@ -42,6 +42,9 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "copy", summary: "copy a key range (and time range) of a table to another cluster", run: runCopyCommand},
+		{name: "master", summary: "run a master: lead detached jobs through ZooKeeper (several may run)", run: runMaster},
+		{name: "worker", summary: "run a worker: run tasks of detached jobs through ZooKeeper", run: runWorker},
+		{name: "job", summary: "status, list, cancel, pause, resume or wait for jobs in the registry", run: runJob},
 		{name: "hfile", summary: "inspect an HFile: trailer, file info, index, blocks, checks", run: runHFile},
 		{name: "version", summary: "print the version of this binary", run: runVersion},
 		{name: "help", summary: "show this help, or the help of a command", run: nil},

@@ -1,0 +1,190 @@
+package job
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"rangecopy/cluster"
+)
+
+// ErrRecord marks a job record that this package did not write.
+var ErrRecord = errors.New("job: bad job record")
+
+// Record is what a job's registry node holds: the request, the clusters and
+// options it runs with, and the snapshot that pins its inputs, so that every
+// process serving the job (a master taking over, workers anywhere) reads the
+// same files and writes the same way.
+type Record struct {
+	Spec Spec
+	// Snapshot names the source snapshot that pins the job's inputs.
+	Snapshot string
+	// Source and Target say how to reach the clusters, HDFS included.
+	Source, Target cluster.Config
+	// Options are how the job runs.
+	Options RunOptions
+}
+
+// RunOptions are the settings of a job that every process serving it follows.
+type RunOptions struct {
+	// Bandwidth caps the bytes read per second, job-wide; 0 means no cap.
+	// Workers share it in proportion to their capacity.
+	Bandwidth float64
+	// CreateTable creates a missing target table, pre-split at the
+	// source's region boundaries inside the range.
+	CreateTable bool
+	// KeepSnapshot keeps the source snapshot when the job ends.
+	KeepSnapshot bool
+	// TaskBytes is the input size a task aims at; 0 means DefaultTaskBytes.
+	TaskBytes int64
+	// WorkRoot is the parent of the job's work folder on the target HDFS.
+	WorkRoot string
+	// User is the HBase effective user and the HDFS user.
+	User string
+	// Retries bounds how often the master resets a failed task before it
+	// pauses the job for an operator; 0 means DefaultRetries.
+	Retries int
+	// Detached says the job was submitted for the running masters and
+	// workers (rangecopy copy --detach); a job run by one rangecopy copy
+	// process is served by that process alone.
+	Detached bool
+}
+
+// DefaultRetries is how often a failed task is tried again by default.
+const DefaultRetries = 3
+
+// MaxRetries bounds RunOptions.Retries.
+const MaxRetries = 100
+
+type wireCluster struct {
+	Name        string   `json:"name"`
+	ZKQuorum    []string `json:"zk"`
+	ZNodeParent string   `json:"znode"`
+	NameNodes   []string `json:"namenodes,omitempty"`
+	RootDir     string   `json:"rootdir,omitempty"`
+}
+
+type wireRecord struct {
+	V        int      `json:"v"`
+	Table    string   `json:"table"`
+	Target   string   `json:"targetTable,omitempty"`
+	Start    []byte   `json:"start,omitempty"`
+	End      []byte   `json:"end,omitempty"`
+	TMin     int64    `json:"tmin,omitempty"`
+	TMax     int64    `json:"tmax,omitempty"`
+	Families []string `json:"families,omitempty"`
+	Snapshot string   `json:"snapshot"`
+	// Source and TargetC are wireClusters; the first format wrote a
+	// description string, read as no cluster.
+	Source  json.RawMessage `json:"source,omitempty"`
+	TargetC json.RawMessage `json:"target,omitempty"`
+
+	Bandwidth    float64 `json:"bandwidth,omitempty"`
+	CreateTable  bool    `json:"createTable,omitempty"`
+	KeepSnapshot bool    `json:"keepSnapshot,omitempty"`
+	TaskBytes    int64   `json:"taskBytes,omitempty"`
+	WorkRoot     string  `json:"workRoot,omitempty"`
+	User         string  `json:"user,omitempty"`
+	Retries      int     `json:"retries,omitempty"`
+	Detached     bool    `json:"detached,omitempty"`
+}
+
+const recordVersion = 2
+
+func toWire(c cluster.Config) json.RawMessage {
+	if len(c.ZKQuorum) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(wireCluster{Name: c.Name, ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, NameNodes: c.NameNodes, RootDir: c.RootDir})
+	return b
+}
+
+func fromWire(what string, b json.RawMessage) (cluster.Config, error) {
+	if len(b) == 0 || b[0] == '"' {
+		return cluster.Config{}, nil
+	}
+	var w wireCluster
+	if err := json.Unmarshal(b, &w); err != nil {
+		return cluster.Config{}, fmt.Errorf("%w: %s cluster: %v", ErrRecord, what, err)
+	}
+	return cluster.Config{Name: w.Name, ZKQuorum: w.ZKQuorum, ZNodeParent: w.ZNodeParent, NameNodes: w.NameNodes, RootDir: w.RootDir}, nil
+}
+
+// EncodeRecord writes a job record (JSON, readable with zkCli).
+func EncodeRecord(r Record) ([]byte, error) {
+	if err := r.Options.Validate(); err != nil {
+		return nil, err
+	}
+	o := r.Options
+	return json.Marshal(wireRecord{V: recordVersion, Table: r.Spec.Table, Target: r.Spec.TargetTable,
+		Start: r.Spec.Rows.Start, End: r.Spec.Rows.End, TMin: r.Spec.Time.Min, TMax: r.Spec.Time.Max,
+		Families: r.Spec.Families, Snapshot: r.Snapshot, Source: toWire(r.Source), TargetC: toWire(r.Target),
+		Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot, TaskBytes: o.TaskBytes,
+		WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: o.Detached})
+}
+
+// DecodeRecord reads what EncodeRecord wrote; bad bytes are ErrRecord.
+func DecodeRecord(b []byte) (Record, error) {
+	var w wireRecord
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
+	}
+	if w.V < 1 || w.V > recordVersion || w.Table == "" || w.Snapshot == "" {
+		return Record{}, fmt.Errorf("%w: version %d, table %q, snapshot %q", ErrRecord, w.V, w.Table, w.Snapshot)
+	}
+	r := Record{Spec: Spec{Table: w.Table, TargetTable: w.Target, Rows: KeyRange{Start: w.Start, End: w.End},
+		Time: TimeRange{Min: w.TMin, Max: w.TMax}, Families: w.Families},
+		Snapshot: w.Snapshot,
+		Options: RunOptions{Bandwidth: w.Bandwidth, CreateTable: w.CreateTable, KeepSnapshot: w.KeepSnapshot,
+			TaskBytes: w.TaskBytes, WorkRoot: w.WorkRoot, User: w.User, Retries: w.Retries, Detached: w.Detached}}
+	var err error
+	if r.Source, err = fromWire("source", w.Source); err != nil {
+		return Record{}, err
+	}
+	if r.Target, err = fromWire("target", w.TargetC); err != nil {
+		return Record{}, err
+	}
+	if err := r.Options.Validate(); err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
+	}
+	return r, nil
+}
+
+// Validate checks the options' bounds.
+func (o RunOptions) Validate() error {
+	switch {
+	case o.Bandwidth < 0:
+		return fmt.Errorf("job: bandwidth %v must not be negative", o.Bandwidth)
+	case o.TaskBytes < 0:
+		return fmt.Errorf("job: task size %d must not be negative", o.TaskBytes)
+	case o.Retries < 0 || o.Retries > MaxRetries:
+		return fmt.Errorf("job: retries %d must be in [0, %d]", o.Retries, MaxRetries)
+	}
+	return nil
+}
+
+// Servable reports why a record cannot be served by a process that was not
+// handed the clusters (a detached master or worker): it must name both
+// clusters with their HDFS.
+func (r Record) Servable() error {
+	for _, c := range []struct {
+		name string
+		c    cluster.Config
+	}{{"source", r.Source}, {"target", r.Target}} {
+		if len(c.c.ZKQuorum) == 0 {
+			return fmt.Errorf("job record names no %s cluster (written by an older rangecopy copy)", c.name)
+		}
+		if !c.c.HasHDFS() {
+			return fmt.Errorf("job record: %s: its HDFS is not known", c.c)
+		}
+	}
+	return nil
+}
+
+// RetryLimit is Retries with its default applied.
+func (o RunOptions) RetryLimit() int {
+	if o.Retries == 0 {
+		return DefaultRetries
+	}
+	return o.Retries
+}

@@ -1,0 +1,442 @@
+package master
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"rangecopy/checkpoint"
+	"rangecopy/job"
+	"rangecopy/progress"
+	"rangecopy/registry"
+)
+
+// LeadConfig is a master process.
+type LeadConfig struct {
+	// Registry is the registry the workers use. Required.
+	Registry *registry.Registry
+	// ID names this master in the election (registry.ValidateID).
+	ID string
+	// Poll is how often the leader looks at every job; 0 means 2 s.
+	Poll time.Duration
+	// ReportEvery is how often a running job's progress report is stored;
+	// 0 means 5 s.
+	ReportEvery time.Duration
+	// DialTimeout bounds reaching a job's clusters; 0 means DefaultDialTimeout.
+	DialTimeout time.Duration
+	// PlanAttempts bounds the failed attempts to plan a job before it is
+	// marked failed; 0 means 5.
+	PlanAttempts int
+	// Logger receives the master's log; nil discards.
+	Logger *slog.Logger
+}
+
+// Lead runs a master until ctx ends: it campaigns in the registry's
+// election and, while it leads, serves every detached job (job.RunOptions.
+// Detached): it pins and plans pending jobs, resets failed tasks after a
+// backoff up to the job's retry limit (then pauses the job for an operator),
+// stores each running job's progress, and finishes jobs whose tasks are all
+// done (snapshot released, work folder removed, final report stored) and
+// jobs being cancelled once no task is held. A master that loses the lead
+// (its session expired) stops acting at once and campaigns again; the
+// standby next in line takes over as soon as the leader's session ends.
+func Lead(ctx context.Context, cfg LeadConfig) error {
+	if cfg.Registry == nil {
+		return errors.New("master: LeadConfig needs a Registry")
+	}
+	if err := registry.ValidateID(cfg.ID); err != nil {
+		return fmt.Errorf("master id: %w", err)
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 2 * time.Second
+	}
+	if cfg.ReportEvery <= 0 {
+		cfg.ReportEvery = 5 * time.Second
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = DefaultDialTimeout
+	}
+	if cfg.PlanAttempts <= 0 {
+		cfg.PlanAttempts = 5
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	log := cfg.Logger.With("master", cfg.ID)
+	for ctx.Err() == nil {
+		log.Info("campaigning")
+		l, err := cfg.Registry.Campaign(ctx, cfg.ID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("master %s: campaign: %w", cfg.ID, err)
+		}
+		log.Info("leading", "id", cfg.ID)
+		lctx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-l.Done():
+				cancel()
+			case <-lctx.Done():
+			}
+		}()
+		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}}
+		ld.serve(lctx)
+		ld.closeAll()
+		cancel()
+		if ctx.Err() != nil {
+			rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = l.Resign(rctx)
+			rcancel()
+			log.Info("master stopped")
+			return nil
+		}
+		log.Warn("leadership lost; campaigning again")
+	}
+	return nil
+}
+
+// leader is one term of leadership.
+type leader struct {
+	cfg  LeadConfig
+	log  *slog.Logger
+	jobs map[string]*leadJob
+}
+
+// leadJob is what the leader keeps of one job between looks.
+type leadJob struct {
+	rec          job.Record
+	r            *run // open connections, when a step needed them
+	seen         map[string]time.Time
+	counted      map[string]bool
+	done         progress.Report // the sum over counted (done) tasks
+	base         float64         // seconds run under earlier leaders
+	since        time.Time       // when this leader first saw it running
+	lastReport   time.Time
+	planFailures int
+}
+
+func (ld *leader) closeAll() {
+	for id, lj := range ld.jobs {
+		if lj.r != nil {
+			lj.r.close()
+		}
+		delete(ld.jobs, id)
+	}
+}
+
+// serve looks at every job every Poll until ctx ends.
+func (ld *leader) serve(ctx context.Context) {
+	t := time.NewTicker(ld.cfg.Poll)
+	defer t.Stop()
+	for ctx.Err() == nil {
+		ids, err := ld.cfg.Registry.Jobs(ctx)
+		if err != nil && ctx.Err() == nil {
+			ld.log.Warn("list jobs", "err", err)
+		}
+		live := map[string]bool{}
+		for _, id := range ids {
+			if ctx.Err() != nil {
+				return
+			}
+			live[id] = true
+			if err := ld.look(ctx, id); err != nil && ctx.Err() == nil {
+				ld.log.Warn("job step failed; trying again", "job", id, "err", err)
+			}
+		}
+		for id, lj := range ld.jobs {
+			if !live[id] {
+				if lj.r != nil {
+					lj.r.close()
+				}
+				delete(ld.jobs, id)
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+}
+
+// forget drops what the leader keeps of a job.
+func (ld *leader) forget(id string) {
+	if lj, ok := ld.jobs[id]; ok {
+		if lj.r != nil {
+			lj.r.close()
+		}
+		delete(ld.jobs, id)
+	}
+}
+
+// look takes the next step of one job.
+func (ld *leader) look(ctx context.Context, id string) error {
+	reg := ld.cfg.Registry
+	j, err := reg.Job(ctx, id)
+	if errors.Is(err, registry.ErrNotFound) {
+		ld.forget(id)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if j.State.Final() {
+		ld.forget(id)
+		return nil
+	}
+	lj := ld.jobs[id]
+	if lj == nil {
+		rec, err := job.DecodeRecord(j.Spec)
+		if err != nil || !rec.Options.Detached {
+			return nil // not a job for the masters (a rangecopy copy process runs it)
+		}
+		if err := rec.Servable(); err != nil {
+			_, serr := reg.SetJobState(ctx, j, registry.JobFailed, err.Error())
+			return serr
+		}
+		lj = &leadJob{rec: rec, seen: map[string]time.Time{}, counted: map[string]bool{}}
+		if rep, ok, err := LoadReport(ctx, reg, id); err == nil && ok {
+			lj.base = rep.Seconds
+		}
+		ld.jobs[id] = lj
+	}
+	var counts registry.Counts
+	var failures []Failure
+	if j.State == registry.JobRunning || j.State == registry.JobCancelling {
+		if counts, err = reg.Count(ctx, id); err != nil {
+			return err
+		}
+		if failures, err = ld.failures(ctx, id, lj, counts); err != nil {
+			return err
+		}
+	}
+	d := Decide(View{State: j.State, Counts: counts, Failures: failures, RetryLimit: lj.rec.Options.RetryLimit(), Now: time.Now()})
+	switch d.Step {
+	case StepPlan:
+		return ld.plan(ctx, j, lj)
+	case StepRetry:
+		return ld.retry(ctx, id, lj, d.Retry)
+	case StepPause:
+		if _, err := reg.SetJobState(ctx, j, registry.JobPaused, d.Message); err != nil {
+			return err
+		}
+		ld.log.Warn("job paused: failed tasks used their retries", "job", id, "message", d.Message)
+		return nil
+	case StepFinish:
+		r, err := ld.open(ctx, lj)
+		if err != nil {
+			return err
+		}
+		rep := ld.report(ctx, j, lj, counts)
+		return r.finish(ctx, j, lj.rec, &rep)
+	case StepCancel:
+		return ld.cancel(ctx, j, lj, counts)
+	}
+	if j.State == registry.JobRunning && time.Since(lj.lastReport) >= ld.cfg.ReportEvery {
+		rep := ld.report(ctx, j, lj, counts)
+		if err := storeReport(ctx, reg, id, rep); err != nil {
+			return err
+		}
+		lj.lastReport = time.Now()
+	}
+	return nil
+}
+
+// open returns the job's connections, opening them the first time.
+func (ld *leader) open(ctx context.Context, lj *leadJob) (*run, error) {
+	if lj.r != nil {
+		return lj.r, nil
+	}
+	rec := lj.rec
+	o := Options{Source: rec.Source, Target: rec.Target, Spec: rec.Spec, Bandwidth: rec.Options.Bandwidth,
+		CreateTable: rec.Options.CreateTable, KeepSnapshot: rec.Options.KeepSnapshot, TaskBytes: rec.Options.TaskBytes,
+		WorkRoot: rec.Options.WorkRoot, User: rec.Options.User, Retries: rec.Options.Retries,
+		DialTimeout: ld.cfg.DialTimeout, Logger: ld.log}
+	o.defaults()
+	r := &run{o: &o, log: ld.log, reg: ld.cfg.Registry, sharedReg: true, detached: true}
+	if err := r.connect(ctx); err != nil {
+		r.close()
+		return nil, err
+	}
+	lj.r = r
+	return r, nil
+}
+
+// plan pins and plans a pending job. A job that cannot be planned
+// PlanAttempts times in a row is marked failed with the error.
+func (ld *leader) plan(ctx context.Context, j registry.Job, lj *leadJob) error {
+	r, err := ld.open(ctx, lj)
+	if err == nil {
+		var rep progress.Report
+		_, err = r.plan(ctx, j, lj.rec, &rep)
+	}
+	if err == nil {
+		lj.planFailures = 0
+		ld.log.Info("job planned", "job", j.ID)
+		return nil
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	lj.planFailures++
+	if lj.r != nil {
+		lj.r.close()
+		lj.r = nil
+	}
+	if lj.planFailures < ld.cfg.PlanAttempts {
+		return err
+	}
+	j2, rerr := ld.cfg.Registry.Job(ctx, j.ID)
+	if rerr != nil {
+		return rerr
+	}
+	if _, serr := ld.cfg.Registry.SetJobState(ctx, j2, registry.JobFailed, "planning failed: "+err.Error()); serr != nil {
+		return serr
+	}
+	ld.log.Error("job failed: cannot plan it", "job", j.ID, "attempts", lj.planFailures, "err", err)
+	return nil
+}
+
+// failures lists a job's failed tasks with their retry counts.
+func (ld *leader) failures(ctx context.Context, id string, lj *leadJob, c registry.Counts) ([]Failure, error) {
+	if c.Failed == 0 {
+		clear(lj.seen)
+		return nil, nil
+	}
+	reg := ld.cfg.Registry
+	failed, err := reg.TasksWith(ctx, id, registry.StatusFailed)
+	if err != nil {
+		return nil, err
+	}
+	retries, err := loadRetries(ctx, reg, id)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	out := make([]Failure, 0, len(failed))
+	for _, t := range failed {
+		seen, ok := lj.seen[t]
+		if !ok {
+			seen = now
+			lj.seen[t] = now
+		}
+		out = append(out, Failure{Task: t, Retries: retries[t], Seen: seen})
+	}
+	return out, nil
+}
+
+func loadRetries(ctx context.Context, reg *registry.Registry, id string) (map[string]int, error) {
+	m := map[string]int{}
+	b, err := reg.JobData(ctx, id, registry.NodeRetries)
+	if err != nil || len(b) == 0 {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("job %s: retries: %w", id, err)
+	}
+	return m, nil
+}
+
+// retry resets failed tasks, counting the retry of each first.
+func (ld *leader) retry(ctx context.Context, id string, lj *leadJob, tasks []string) error {
+	reg := ld.cfg.Registry
+	retries, err := loadRetries(ctx, reg, id)
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		retries[t]++
+	}
+	b, err := json.Marshal(retries)
+	if err != nil {
+		return err
+	}
+	if err := reg.PutJobData(ctx, id, registry.NodeRetries, b); err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		res, _ := reg.TaskResult(ctx, id, t)
+		if err := reg.ResetTask(ctx, id, t); err != nil {
+			return err
+		}
+		delete(lj.seen, t)
+		ld.log.Warn("retrying a failed task", "job", id, "task", t, "retry", retries[t], "error", res.Message)
+	}
+	return nil
+}
+
+// cancel ends a cancelled job once no task is held: snapshot and work folder
+// cleaned up, a report of what was copied stored, the job cancelled.
+func (ld *leader) cancel(ctx context.Context, j registry.Job, lj *leadJob, c registry.Counts) error {
+	r, err := ld.open(ctx, lj)
+	if err != nil {
+		return err
+	}
+	rep := ld.report(ctx, j, lj, c)
+	r.cleanup(ctx, j.ID, lj.rec)
+	rep.Status = "cancelled"
+	rep.Error = fmt.Sprintf("cancelled: %d of %d tasks done, %d files (%d bytes) loaded; the target keeps every file loaded, each whole",
+		rep.TasksDone, rep.Tasks, rep.FilesLoaded, rep.BytesLoaded)
+	if err := storeReport(ctx, ld.cfg.Registry, j.ID, rep); err != nil {
+		return err
+	}
+	if _, err := ld.cfg.Registry.SetJobState(ctx, j, registry.JobCancelled, rep.Error); err != nil {
+		return err
+	}
+	ld.log.Info("job cancelled", "job", j.ID, "tasks_done", rep.TasksDone, "files", rep.FilesLoaded)
+	return nil
+}
+
+// report sums the job's progress from its tasks' checkpoints: done tasks
+// once (kept), held ones each time.
+func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c registry.Counts) progress.Report {
+	reg := ld.cfg.Registry
+	rec := lj.rec
+	if lj.since.IsZero() {
+		lj.since = time.Now()
+	}
+	rep := progress.Report{Job: j.ID, Table: rec.Spec.Table, TargetTable: rec.Spec.Target(), Rows: rec.Spec.Rows.String(),
+		Time: rec.Spec.Times().String(), Status: j.State.String(), Tasks: int64(c.Tasks), TasksDone: int64(c.Done),
+		TasksFailed: int64(c.Failed), Seconds: lj.base + time.Since(lj.since).Seconds()}
+	add := func(into *progress.Report, task string) bool {
+		b, err := reg.TaskCheckpoint(ctx, j.ID, task)
+		if err != nil {
+			return false
+		}
+		cp, err := checkpoint.Decode(task, b)
+		if err != nil {
+			return false
+		}
+		into.FilesLoaded += cp.Files
+		into.BytesLoaded += cp.Bytes
+		into.Cells += cp.Cells
+		return true
+	}
+	if done, err := reg.TasksWith(ctx, j.ID, registry.StatusDone); err == nil {
+		for _, t := range done {
+			if lj.counted[t] || !add(&lj.done, t) {
+				continue
+			}
+			if b, err := reg.TaskSpec(ctx, j.ID, t); err == nil {
+				if ts, err := job.DecodeTaskSpec(b); err == nil {
+					lj.done.BytesRead += ts.Task.Bytes
+				}
+			}
+			lj.counted[t] = true
+		}
+	}
+	rep.FilesLoaded, rep.BytesLoaded, rep.Cells, rep.BytesRead = lj.done.FilesLoaded, lj.done.BytesLoaded, lj.done.Cells, lj.done.BytesRead
+	if held, err := reg.TasksWith(ctx, j.ID, registry.StatusClaimed); err == nil {
+		for _, t := range held {
+			add(&rep, t)
+		}
+	}
+	if rep.Seconds > 0 {
+		rep.BytesPerSecond = float64(rep.BytesRead) / rep.Seconds
+	}
+	return rep
+}

@@ -1,0 +1,47 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"rangecopy/registry"
+)
+
+// Submit registers a copy job for the running masters and workers (rangecopy
+// copy --detach) and returns its id at once. It checks the request as Copy
+// does (both clusters reachable, source table and families there, target
+// table there or created with CreateTable) before it registers anything. A
+// job of the same copy that is still under way is not submitted again: its id
+// is returned with existing set. A job of the same copy that ended is
+// replaced.
+func Submit(ctx context.Context, o Options) (id string, existing bool, err error) {
+	if o.DryRun || o.Resume != "" {
+		return "", false, errors.New("a detached job cannot be a dry run or a resume (use rangecopy job resume)")
+	}
+	o.defaults()
+	r, err := newRun(ctx, &o)
+	if err != nil {
+		return "", false, err
+	}
+	defer r.close()
+	r.detached = true
+	id = JobID(o.Source, o.Target, o.Spec)
+	j, err := r.reg.Job(ctx, id)
+	switch {
+	case errors.Is(err, registry.ErrNotFound):
+	case err != nil:
+		return id, false, fmt.Errorf("job %s: %w", id, err)
+	case !j.State.Final():
+		r.log.Info("the same copy is already submitted", "job", id, "state", j.State.String())
+		return id, true, nil
+	default:
+		if err := r.reg.DeleteJob(ctx, id); err != nil {
+			return id, false, fmt.Errorf("job %s: remove the ended run: %w", id, err)
+		}
+	}
+	if _, err := r.create(ctx, id); err != nil {
+		return id, false, err
+	}
+	return id, false, nil
+}

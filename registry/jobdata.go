@@ -1,0 +1,104 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Side nodes of a job, written by its leading master.
+const (
+	// NodeReport holds the job's report: its progress while it runs, its
+	// final report once it ends.
+	NodeReport = "report"
+	// NodeRetries holds how often each failed task was reset.
+	NodeRetries = "retries"
+)
+
+var sideNodes = []string{NodeReport, NodeRetries}
+
+func checkSide(job, name string) error {
+	if err := ValidateJobID(job); err != nil {
+		return fmt.Errorf("registry: job: %w", err)
+	}
+	if !slices.Contains(sideNodes, name) {
+		return fmt.Errorf("registry: job %s: unknown side node %q", job, name)
+	}
+	return nil
+}
+
+// PutJobData writes a side node of a job (NodeReport, NodeRetries), creating
+// it if missing. The job must exist; the data is bounded by MaxSpec.
+func (r *Registry) PutJobData(ctx context.Context, job, name string, b []byte) error {
+	if err := checkSide(job, name); err != nil {
+		return err
+	}
+	if len(b) > MaxSpec {
+		return fmt.Errorf("registry: job %s: %s of %d bytes: %w (max %d)", job, name, len(b), ErrTooLarge, MaxSpec)
+	}
+	if err := r.alive(ctx); err != nil {
+		return err
+	}
+	p := r.p.job(job) + "/" + name
+	_, err := r.conn.Set(p, b, -1)
+	if errors.Is(err, zk.ErrNoNode) {
+		_, err = r.conn.Create(p, b, 0, openACL)
+		if errors.Is(err, zk.ErrNodeExists) {
+			_, err = r.conn.Set(p, b, -1)
+		}
+	}
+	if err != nil {
+		return notFound(err, "job %s: write %s", job, name)
+	}
+	return nil
+}
+
+// JobData reads a side node of a job; one never written reads as nil.
+func (r *Registry) JobData(ctx context.Context, job, name string) ([]byte, error) {
+	if err := checkSide(job, name); err != nil {
+		return nil, err
+	}
+	if err := r.alive(ctx); err != nil {
+		return nil, err
+	}
+	b, _, err := r.conn.Get(r.p.job(job) + "/" + name)
+	if errors.Is(err, zk.ErrNoNode) {
+		if _, jerr := r.Job(ctx, job); jerr != nil {
+			return nil, jerr
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: job %s: read %s: %w", job, name, err)
+	}
+	return b, nil
+}
+
+// TasksWith lists, sorted, the tasks of a job that have a result of the given
+// status (StatusDone or StatusFailed) or a claim (StatusClaimed).
+func (r *Registry) TasksWith(ctx context.Context, job string, s Status) ([]string, error) {
+	kind := ""
+	switch s {
+	case StatusDone:
+		kind = kindDone
+	case StatusFailed:
+		kind = kindFailed
+	case StatusClaimed:
+		kind = kindClaims
+	default:
+		return nil, fmt.Errorf("registry: job %s: tasks with status %v cannot be listed", job, s)
+	}
+	lists, err := r.listAll(ctx, job, kind)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -1,0 +1,413 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"rangecopy/job"
+	"rangecopy/registry"
+)
+
+// AgentConfig is a worker process: one registration in the registry that
+// serves the tasks of every running job, up to Capacity at once.
+type AgentConfig struct {
+	// Registry is the registry the masters use. Required.
+	Registry *registry.Registry
+	// ID is the worker's id (registry.ValidateID), unique among live
+	// workers. Required.
+	ID string
+	// Capacity is how many tasks run at once; 0 means 4.
+	Capacity int
+	// Info is free-form text shown with the registration.
+	Info string
+	// Refresh is how often the jobs are looked at again (new jobs, paused,
+	// cancelled, resumed) and an idle worker looks for tasks; 0 means 2 s.
+	Refresh time.Duration
+	// DialTimeout bounds reaching a job's clusters; 0 means 30 s.
+	DialTimeout time.Duration
+	// Logger receives the worker's log; nil discards.
+	Logger *slog.Logger
+}
+
+// agent is a running worker process.
+type agent struct {
+	cfg AgentConfig
+	log *slog.Logger
+
+	mu    sync.Mutex
+	jobs  map[string]*agentJob
+	wake  chan struct{} // closed and replaced to wake idle slots
+	share float64       // this worker's share of the live capacity
+	// openFailed remembers jobs whose environment could not be opened, and
+	// when to try again.
+	openFailed map[string]time.Time
+	wg         sync.WaitGroup // job environments closing
+}
+
+// agentJob is one running job as this worker serves it.
+type agentJob struct {
+	id      string
+	rec     job.Record
+	env     *JobEnv
+	limiter *TokenBucket
+	ctx     context.Context // ends when the job stops running or the worker stops
+	cancel  context.CancelFunc
+
+	mu      sync.Mutex
+	stopped bool
+	tasks   sync.WaitGroup
+	queue   []string  // candidate tasks from the last scan
+	cursor  int       // the next bucket to scan
+	idleTil time.Time // a full scan found nothing: don't scan before
+}
+
+// RunAgent registers the worker and serves tasks until ctx ends. Jobs are
+// found in the registry: each running job whose record names its clusters
+// (job.Record.Servable) is served with its own connections, work folder and
+// share of the job's bandwidth (the job's Bandwidth times this worker's
+// Capacity over the capacity of all live workers). When a job leaves the
+// running state (paused, cancelled, done) its tasks here stop at once and are
+// released with their checkpoints. A task whose claim is lost (the session
+// expired) stops at once and writes nothing more; the registry registers the
+// worker again in its next session. On return every task has stopped and
+// every claim was released.
+func RunAgent(ctx context.Context, cfg AgentConfig) error {
+	if cfg.Registry == nil {
+		return errors.New("worker: AgentConfig needs a Registry")
+	}
+	if err := registry.ValidateID(cfg.ID); err != nil {
+		return fmt.Errorf("worker id: %w", err)
+	}
+	if cfg.Capacity <= 0 {
+		cfg.Capacity = 4
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = 2 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	a := &agent{cfg: cfg, log: cfg.Logger.With("worker", cfg.ID), jobs: map[string]*agentJob{},
+		wake: make(chan struct{}), share: 1, openFailed: map[string]time.Time{}}
+	if err := cfg.Registry.RegisterWorker(ctx, registry.Worker{ID: cfg.ID, Capacity: cfg.Capacity, Info: cfg.Info}); err != nil {
+		return fmt.Errorf("worker %s: register: %w", cfg.ID, err)
+	}
+	a.log.Info("worker registered", "capacity", cfg.Capacity)
+	var slots sync.WaitGroup
+	for i := 0; i < cfg.Capacity; i++ {
+		slots.Add(1)
+		go func() {
+			defer slots.Done()
+			a.slot(ctx, i)
+		}()
+	}
+	tick := time.NewTicker(cfg.Refresh)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		if err := a.refresh(ctx); err != nil && ctx.Err() == nil {
+			if registry.Classify(err) == registry.ActionGiveUp {
+				a.log.Error("registry refuses the worker", "err", err)
+			} else {
+				a.log.Warn("looking at jobs failed; trying again", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+		}
+	}
+	slots.Wait()
+	a.mu.Lock()
+	for id, aj := range a.jobs {
+		a.stopJob(aj)
+		delete(a.jobs, id)
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+	endCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cfg.Registry.UnregisterWorker(endCtx, cfg.ID); err != nil {
+		a.log.Warn("unregister", "err", err)
+	}
+	a.log.Info("worker stopped")
+	return nil
+}
+
+// refresh looks at every job: opens the ones newly running, stops the ones
+// no longer running and sets the bandwidth shares.
+func (a *agent) refresh(ctx context.Context) error {
+	reg := a.cfg.Registry
+	ids, err := reg.Jobs(ctx)
+	if err != nil {
+		return err
+	}
+	running := map[string]registry.Job{}
+	for _, id := range ids {
+		j, err := reg.Job(ctx, id)
+		if errors.Is(err, registry.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if j.State == registry.JobRunning {
+			running[id] = j
+		}
+	}
+	// The share of the job-wide bandwidth: capacity over live capacity.
+	if ws, err := reg.Workers(ctx); err == nil {
+		total := 0
+		for _, w := range ws {
+			total += max(w.Capacity, 1)
+		}
+		a.mu.Lock()
+		a.share = shareOf(a.cfg.Capacity, total)
+		a.mu.Unlock()
+	}
+	a.mu.Lock()
+	for id, aj := range a.jobs {
+		if _, ok := running[id]; !ok {
+			a.log.Info("job no longer running; stopping its tasks here", "job", id)
+			a.stopJob(aj)
+			delete(a.jobs, id)
+		}
+	}
+	share := a.share
+	var toOpen []registry.Job
+	for id, j := range running {
+		if aj, ok := a.jobs[id]; ok {
+			if aj.limiter != nil {
+				aj.limiter.SetRate(aj.rec.Options.Bandwidth * share)
+			}
+			continue
+		}
+		if t, ok := a.openFailed[id]; ok && time.Now().Before(t) {
+			continue
+		}
+		toOpen = append(toOpen, j)
+	}
+	a.mu.Unlock()
+	opened := false
+	for _, j := range toOpen {
+		aj, err := a.open(ctx, j, share)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			a.log.Warn("cannot serve job; trying again later", "job", j.ID, "err", err)
+			a.mu.Lock()
+			a.openFailed[j.ID] = time.Now().Add(30 * time.Second)
+			a.mu.Unlock()
+			continue
+		}
+		a.mu.Lock()
+		delete(a.openFailed, j.ID)
+		a.jobs[j.ID] = aj
+		a.mu.Unlock()
+		a.log.Info("serving job", "job", j.ID)
+		opened = true
+	}
+	if opened {
+		a.wakeSlots()
+	}
+	return nil
+}
+
+// shareOf is a worker's share of a job's bandwidth.
+func shareOf(capacity, total int) float64 {
+	if total < capacity || total <= 0 {
+		return 1
+	}
+	return float64(capacity) / float64(total)
+}
+
+// open sets up serving one job.
+func (a *agent) open(ctx context.Context, j registry.Job, share float64) (*agentJob, error) {
+	rec, err := job.DecodeRecord(j.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := rec.Servable(); err != nil {
+		return nil, err
+	}
+	aj := &agentJob{id: j.ID, rec: rec}
+	var lim Limiter
+	if bw := rec.Options.Bandwidth; bw > 0 {
+		rate := bw * share
+		if aj.limiter, err = NewTokenBucket(rate, int(max(min(rate, 8<<20), 64<<10))); err != nil {
+			return nil, err
+		}
+		lim = aj.limiter
+	}
+	log := a.log.With("job", j.ID)
+	aj.env, err = OpenJob(ctx, JobConfig{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Limiter: lim,
+		DialTimeout: a.cfg.DialTimeout, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	aj.ctx, aj.cancel = context.WithCancel(ctx)
+	return aj, nil
+}
+
+// stopJob ends a job's tasks here (they release their claims) and closes its
+// environment once they have. a.mu is held.
+func (a *agent) stopJob(aj *agentJob) {
+	aj.mu.Lock()
+	aj.stopped = true
+	aj.mu.Unlock()
+	aj.cancel()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		aj.tasks.Wait()
+		aj.env.Close(context.Background())
+	}()
+}
+
+func (a *agent) wakeSlots() {
+	a.mu.Lock()
+	close(a.wake)
+	a.wake = make(chan struct{})
+	a.mu.Unlock()
+}
+
+// slot runs one task at a time, from any job, until ctx ends.
+func (a *agent) slot(ctx context.Context, n int) {
+	for ctx.Err() == nil {
+		a.mu.Lock()
+		jobs := make([]*agentJob, 0, len(a.jobs))
+		for _, aj := range a.jobs {
+			jobs = append(jobs, aj)
+		}
+		wake := a.wake
+		a.mu.Unlock()
+		slices.SortFunc(jobs, func(x, y *agentJob) int { return compareStrings(x.id, y.id) })
+		ran := false
+		for i := range jobs {
+			aj := jobs[(i+n)%len(jobs)]
+			claim, err := aj.claimNext(aj.ctx, a.cfg.ID, a.cfg.Capacity, a.cfg.Refresh)
+			if err != nil {
+				if aj.ctx.Err() == nil {
+					a.log.Warn("looking for a task failed", "job", aj.id, "err", err)
+				}
+				continue
+			}
+			if claim == nil {
+				continue
+			}
+			if !aj.begin() {
+				// The job stopped between the claim and now.
+				rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				_ = claim.Release(rctx)
+				cancel()
+				continue
+			}
+			cfg := aj.env.ServeConfig(a.cfg.ID)
+			serveClaim(aj.ctx, &cfg, claim)
+			aj.tasks.Done()
+			ran = true
+			break
+		}
+		if ran {
+			continue
+		}
+		t := time.NewTimer(a.cfg.Refresh)
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// begin counts a task in, unless the job stopped.
+func (aj *agentJob) begin() bool {
+	aj.mu.Lock()
+	defer aj.mu.Unlock()
+	if aj.stopped {
+		return false
+	}
+	aj.tasks.Add(1)
+	return true
+}
+
+// claimNext claims a task of the job: the next candidate of the last scan,
+// or of a new scan through the buckets from where the last one stopped. A
+// scan stops once it has a few candidates per slot; a scan of every bucket
+// that finds none makes the job idle for a while. No task is (nil, nil).
+func (aj *agentJob) claimNext(ctx context.Context, worker string, capacity int, idle time.Duration) (*registry.Claim, error) {
+	reg := aj.env.serve.Registry
+	for ctx.Err() == nil {
+		aj.mu.Lock()
+		if len(aj.queue) == 0 {
+			if time.Now().Before(aj.idleTil) {
+				aj.mu.Unlock()
+				return nil, nil
+			}
+			aj.mu.Unlock()
+			found, err := aj.scan(ctx, reg, 2*capacity)
+			if err != nil {
+				return nil, err
+			}
+			aj.mu.Lock()
+			if len(found) == 0 {
+				aj.idleTil = time.Now().Add(idle)
+				aj.mu.Unlock()
+				return nil, nil
+			}
+			aj.queue = append(aj.queue, found...)
+		}
+		id := aj.queue[0]
+		aj.queue = aj.queue[1:]
+		aj.mu.Unlock()
+		c, err := reg.ClaimTask(ctx, aj.id, id, worker)
+		switch {
+		case err == nil:
+			return c, nil
+		case errors.Is(err, registry.ErrClaimed), errors.Is(err, registry.ErrFinished),
+			errors.Is(err, registry.ErrConflict), errors.Is(err, registry.ErrNotFound):
+			// Someone got there first.
+		default:
+			return nil, fmt.Errorf("claim task %s: %w", id, err)
+		}
+	}
+	return nil, nil
+}
+
+// scan looks through the buckets from the cursor for up to want claimable
+// tasks, one full round at most.
+func (aj *agentJob) scan(ctx context.Context, reg *registry.Registry, want int) ([]string, error) {
+	aj.mu.Lock()
+	start := aj.cursor
+	aj.mu.Unlock()
+	var found []string
+	b := start
+	for i := 0; i < registry.Buckets && len(found) < want; i++ {
+		b = (start + i) % registry.Buckets
+		ids, err := reg.Claimable(ctx, aj.id, b)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, ids...)
+	}
+	aj.mu.Lock()
+	aj.cursor = (b + 1) % registry.Buckets
+	aj.mu.Unlock()
+	return found, nil
+}

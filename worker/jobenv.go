@@ -1,0 +1,197 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2"
+
+	"rangecopy/bulkload"
+	"rangecopy/hbase"
+	"rangecopy/job"
+	"rangecopy/registry"
+)
+
+// JobConfig says how to serve one job: the job's record and what the serving
+// process already has open.
+type JobConfig struct {
+	// Registry holds the job. Required.
+	Registry *registry.Registry
+	// Job is the job's id; Record its registry record.
+	Job    string
+	Record job.Record
+	// Source, Target, SourceFS and TargetFS are connections to use; the nil
+	// ones are opened from the record's clusters (and closed by Close).
+	Source, Target     *hbase.Client
+	SourceFS, TargetFS *hdfs.Client
+	// Limiter, if set, limits the bytes read.
+	Limiter Limiter
+	// Counters and LoaderCounters receive the pipeline's and the loader's
+	// counts; nil means fresh ones.
+	Counters       *Counters
+	LoaderCounters *bulkload.Counters
+	// Loaded, if set, is called after each file is loaded and checkpointed.
+	Loaded func(OutputFile)
+	// DialTimeout bounds reaching each cluster; 0 means 30 s.
+	DialTimeout time.Duration
+	// Logger receives the job's log; nil discards.
+	Logger *slog.Logger
+}
+
+// JobEnv is what serving one job needs, open: both clusters, the target
+// table's family settings, the job's work folder and a bulk loader.
+type JobEnv struct {
+	serve  ServeConfig
+	wd     *bulkload.WorkDir
+	loader *bulkload.Loader
+	closes []func()
+}
+
+// OpenJob connects to the job's clusters (those not given), reads the
+// target table's families and opens the work folder and the loader.
+func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
+	if c.Registry == nil {
+		return nil, errors.New("worker: JobConfig needs a Registry")
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.DialTimeout <= 0 {
+		c.DialTimeout = 30 * time.Second
+	}
+	if c.Counters == nil {
+		c.Counters = new(Counters)
+	}
+	rec := c.Record
+	user := rec.Options.User
+	if user == "" {
+		user = OSUser()
+	}
+	e = &JobEnv{}
+	defer func() {
+		if err != nil {
+			e.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	if c.Source == nil || c.Target == nil || c.SourceFS == nil || c.TargetFS == nil {
+		if err := rec.Servable(); err != nil {
+			return nil, fmt.Errorf("job %s: %w", c.Job, err)
+		}
+	}
+	if c.Source == nil {
+		if c.Source, err = rec.Source.DialHBase(ctx, user, c.DialTimeout, c.Logger.With("cluster", "source")); err != nil {
+			return nil, err
+		}
+		src := c.Source
+		e.closes = append(e.closes, func() { src.Close() })
+	}
+	if c.Target == nil {
+		if c.Target, err = rec.Target.DialHBase(ctx, user, c.DialTimeout, c.Logger.With("cluster", "target")); err != nil {
+			return nil, err
+		}
+		tgt := c.Target
+		e.closes = append(e.closes, func() { tgt.Close() })
+	}
+	if c.SourceFS == nil {
+		if c.SourceFS, err = rec.Source.OpenHDFS(user); err != nil {
+			return nil, err
+		}
+		sfs := c.SourceFS
+		e.closes = append(e.closes, func() { sfs.Close() })
+	}
+	if c.TargetFS == nil {
+		if c.TargetFS, err = rec.Target.OpenHDFS(user); err != nil {
+			return nil, err
+		}
+		tfs := c.TargetFS
+		e.closes = append(e.closes, func() { tfs.Close() })
+	}
+	target := rec.Spec.Target()
+	copied := rec.Spec.Families
+	if len(copied) == 0 {
+		sd, err := c.Source.TableDescriptor(ctx, rec.Spec.Table)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: source table %s: %w", c.Job, rec.Spec.Table, err)
+		}
+		for _, f := range sd.Families {
+			copied = append(copied, f.Name)
+		}
+	}
+	td, err := c.Target.TableDescriptor(ctx, target)
+	if err != nil {
+		return nil, fmt.Errorf("job %s: target table %s: %w", c.Job, target, err)
+	}
+	families := map[string]FamilySettings{}
+	for _, f := range copied {
+		fd := td.Family(f)
+		if fd == nil {
+			return nil, fmt.Errorf("job %s: %w", c.Job, &bulkload.MissingFamiliesError{Table: target, Families: []string{f}})
+		}
+		if families[f], err = SettingsOf(*fd); err != nil {
+			return nil, fmt.Errorf("job %s: target table %s: %w", c.Job, target, err)
+		}
+	}
+	if e.wd, err = bulkload.OpenWorkDir(ctx, c.TargetFS, c.Job, bulkload.WorkDirOptions{Root: rec.Options.WorkRoot}); err != nil {
+		return nil, fmt.Errorf("job %s: work folder: %w", c.Job, err)
+	}
+	if e.loader, err = bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: c.Target, FS: c.TargetFS, Table: target,
+		Logger: c.Logger.With("part", "bulkload"), Counters: c.LoaderCounters}); err != nil {
+		return nil, fmt.Errorf("job %s: %w", c.Job, err)
+	}
+	wd := e.wd
+	e.serve = ServeConfig{Registry: c.Registry, Job: c.Job, TargetTable: target,
+		Regions: c.Target, Loader: e.loader, Time: rec.Spec.Times(), Families: families,
+		OutputDir: func(ctx context.Context, task string, fams []string) (string, error) {
+			for _, f := range fams {
+				if _, err := wd.FamilyDir(ctx, task, f); err != nil {
+					return "", err
+				}
+			}
+			return wd.TaskDir(task), nil
+		},
+		RemoveOutput: wd.RemoveTask,
+		Options: Options{Source: ArchiveFallback{Opener: HDFS{Client: c.SourceFS}, RootDir: rec.Source.RootDir},
+			Target: HDFS{Client: c.TargetFS}, Limiter: c.Limiter, Counters: c.Counters},
+		Loaded: c.Loaded,
+		Logger: c.Logger,
+	}
+	return e, nil
+}
+
+// ServeConfig returns the ServeConfig of one worker of the job.
+func (e *JobEnv) ServeConfig(worker string) ServeConfig {
+	cfg := e.serve
+	cfg.Worker = worker
+	cfg.defaults()
+	return cfg
+}
+
+// WorkDir is the job's work folder on the target HDFS.
+func (e *JobEnv) WorkDir() *bulkload.WorkDir { return e.wd }
+
+// Close closes the loader and the connections OpenJob opened.
+func (e *JobEnv) Close(ctx context.Context) {
+	if e.loader != nil {
+		e.loader.Close(ctx)
+		e.loader = nil
+	}
+	for i := len(e.closes) - 1; i >= 0; i-- {
+		e.closes[i]()
+	}
+	e.closes = nil
+}
+
+// OSUser is the name of the user running this process, the default HBase
+// and HDFS user.
+func OSUser() string {
+	for _, k := range []string{"USER", "LOGNAME"} {
+		if u := os.Getenv(k); u != "" {
+			return u
+		}
+	}
+	return "root"
+}
