@@ -74,7 +74,7 @@ func (r *rig) startWorker(id string, capacity int) *proc {
 	r.t.Helper()
 	args := append([]string{"worker"}, r.registryFlags()...)
 	args = append(args, "--id", id, "--capacity", strconv.Itoa(capacity), "--session-timeout", sessionFlag,
-		"--user", r.env.Target.User, "--log-format", "json", "-v")
+		"--log-format", "json", "-v")
 	p := startProc(r.t, id, args...)
 	r.workers = append(r.workers, p)
 	return p
