@@ -103,11 +103,13 @@ func (r *rig) submit(src, dst string, extra ...string) string {
 	return id
 }
 
-// jobCmd runs rangecopy job <sub> <job id> args... against the rig's
-// registry.
+// jobCmd runs rangecopy job <sub> flags... <job id> against the rig's
+// registry. (Flags go before the id: the command's flag parsing stops at
+// the first argument that is not a flag.)
 func (r *rig) jobCmd(ctx context.Context, sub string, args ...string) (string, error) {
-	all := append([]string{"job", sub, r.job}, args...)
+	all := append([]string{"job", sub}, args...)
 	all = append(all, r.registryFlags()...)
+	all = append(all, r.job)
 	out, _, err := rangecopy(ctx, all...)
 	return out, err
 }
