@@ -27,11 +27,20 @@ type proc struct {
 }
 
 // startProc starts the rangecopy binary with args, logging to a file in the
-// test's temporary folder, and kills it (SIGKILL) when the test ends. A test
-// that fails gets the tail of the process's log in its output.
+// test's temporary folder (or, when RANGECOPY_FAULTS_LOGS names a folder, in
+// a folder of the test's name there, kept), and kills it (SIGKILL) when the
+// test ends. A test that fails gets the tail of the process's log in its
+// output.
 func startProc(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
-	logPath := filepath.Join(t.TempDir(), name+".log")
+	dir := t.TempDir()
+	if keep := os.Getenv("RANGECOPY_FAULTS_LOGS"); keep != "" {
+		dir = filepath.Join(keep, t.Name())
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatalf("log folder %s: %v", dir, err)
+		}
+	}
+	logPath := filepath.Join(dir, name+".log")
 	f, err := os.Create(logPath)
 	if err != nil {
 		t.Fatalf("log file of %s: %v", name, err)

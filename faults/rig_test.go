@@ -157,6 +157,17 @@ func (r *rig) wait() error {
 	return err
 }
 
+// workerLines returns the lines with message msg (and attributes kv) in
+// every worker's log.
+func (r *rig) workerLines(msg string, kv ...string) []logLine {
+	r.t.Helper()
+	var out []logLine
+	for _, w := range r.workers {
+		out = append(out, w.find(r.t, msg, kv...)...)
+	}
+	return out
+}
+
 // fileLoad is a worker's "file loaded" log line of the rig's job.
 type fileLoad struct {
 	worker, task, family, first, path string
