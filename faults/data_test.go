@@ -18,8 +18,8 @@ import (
 // HBase's client and flushed into a second store file per region, so every
 // task merges two inputs of its family.
 const (
-	sampleRows      = 80_000 // rows of LoadTable
-	sampleValueSize = 1000   // bytes of each LoadTable value: 80 MB in all
+	sampleRows      = 48_000 // rows of LoadTable
+	sampleValueSize = 1000   // bytes of each LoadTable value: 48 MB in all
 	sampleFamily    = "f"
 )
 
