@@ -389,9 +389,19 @@ func TestCancelJob(t *testing.T) {
 		t.Fatalf("job cancel: %v (%s)", err, out)
 	}
 	t.Logf("cancelled job %s after %d files loaded", r.job, first)
-	err := r.wait()
-	if err == nil || !strings.Contains(err.Error(), "cancel") {
+	// A cancel ends once no task is held: the workers stop at once, so
+	// stepDeadline is plenty.
+	err := r.waitUpTo(stepDeadline)
+	if err == nil || !strings.Contains(err.Error(), "cancelled") {
+		if s := r.status(); s.State == "cancelling" {
+			t.Fatalf("job %s still cancelling after %v: %d tasks claimed (%+v), %s", r.job, stepDeadline, s.Tasks.Claimed, s.Tasks, s.Message)
+		}
 		t.Fatalf("job wait after cancel: %v, want an error that says cancelled", err)
+	}
+	for _, w := range r.workers {
+		if len(w.find(t, "job no longer running; stopping its tasks here", "job", r.job)) == 0 {
+			t.Errorf("%s did not log stopping the job's tasks", w.name)
+		}
 	}
 	var s jobStatus
 	waitFor(t, stepDeadline, "every claim of the cancelled job given up", func() bool {

@@ -149,10 +149,16 @@ func (r *rig) status() jobStatus {
 // the job is done.
 func (r *rig) wait() error {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(r.t.Context(), jobDeadline+time.Minute)
+	return r.waitUpTo(jobDeadline)
+}
+
+// waitUpTo is wait with a deadline of its own.
+func (r *rig) waitUpTo(deadline time.Duration) error {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(r.t.Context(), deadline+time.Minute)
 	defer cancel()
 	start := time.Now()
-	_, err := r.jobCmd(ctx, "wait", "--timeout", jobDeadline.String())
+	_, err := r.jobCmd(ctx, "wait", "--timeout", deadline.String())
 	r.t.Logf("job wait %s returned after %.1f s: %v", r.job, time.Since(start).Seconds(), err)
 	return err
 }
