@@ -33,7 +33,15 @@ type File struct {
 	// When nil, the Loader reads them from the file; when set, they must
 	// match the file.
 	FirstRow, LastRow []byte
+	// Fence, if set, is asked right before each bulk load request of the
+	// file (and of its parts, if it is re-split): an error means the caller
+	// may no longer load (ErrFenced, nothing sent); else the returned
+	// context carries the request (e.g. with hbase.WithSendBy).
+	Fence func(ctx context.Context) (context.Context, error)
 }
+
+// ErrFenced reports a load stopped by its File.Fence: nothing was sent.
+var ErrFenced = errors.New("bulk load fenced off")
 
 // ErrFileGone reports a file that vanished while the Loader was loading it.
 // Most likely a region server loaded it in an attempt whose answer was lost
@@ -227,6 +235,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 			l.log.Info("bulkload: re-split file at new region boundaries", "file", cur.file.Path, "regions", len(regions), "parts", len(parts))
 			next := make([]item, 0, len(parts)+len(queue)-1)
 			for _, p := range parts {
+				p.file.Fence = cur.file.Fence
 				next = append(next, item{p.file, p.size})
 			}
 			queue = append(next, queue[1:]...)
@@ -247,6 +256,9 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		regionName := ""
 		if region != nil {
 			regionName = string(region.Name)
+		}
+		if errors.Is(err, ErrFenced) || errors.Is(err, hbase.ErrSendTooLate) {
+			return &LoadError{File: cur.file, Region: regionName, Reason: "no longer allowed to load", Err: err}
 		}
 		act := Decide(err)
 		failures++
@@ -311,6 +323,13 @@ func (l *Loader) loadInto(ctx context.Context, r *hbase.Region, f File) error {
 	token, err := l.tokenFor(ctx, r)
 	if err != nil {
 		return err
+	}
+	if f.Fence != nil {
+		fctx, err := f.Fence(ctx)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrFenced, err)
+		}
+		ctx = fctx
 	}
 	return l.cfg.Client.BulkLoadHFiles(ctx, r, token, bf, hbase.BulkLoadOptions{})
 }

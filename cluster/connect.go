@@ -42,5 +42,12 @@ func (c Config) OpenHDFS(user string) (*hdfs.Client, error) {
 		fs.Close()
 		return nil, fmt.Errorf("%s cluster HDFS %s: hbase root %s: %w", c.Name, strings.Join(c.NameNodes, ","), c.RootDir, err)
 	}
+	// The client caches the server defaults at the first Create without a
+	// lock; fetching them here, before the client is shared, keeps
+	// concurrent Creates from racing on that cache.
+	if _, err := fs.ServerDefaults(); err != nil {
+		fs.Close()
+		return nil, fmt.Errorf("%s cluster HDFS %s: server defaults: %w", c.Name, strings.Join(c.NameNodes, ","), err)
+	}
 	return fs, nil
 }

@@ -157,6 +157,10 @@ func (c *conn) call(ctx context.Context, method string, param proto.Message, cel
 		c.forget(id)
 		return nil, err
 	}
+	if by, ok := ctx.Value(sendByKey{}).(time.Time); ok && time.Now().After(by) {
+		c.forget(id)
+		return nil, fmt.Errorf("call %s on %s: %w (send by %s)", method, c.server.Addr(), ErrSendTooLate, by.Format(time.RFC3339Nano))
+	}
 	if err := c.write(frame); err != nil {
 		c.forget(id)
 		return nil, err
@@ -269,4 +273,20 @@ func (c *conn) broken() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err != nil
+}
+
+// ErrSendTooLate reports a request not sent because the time it had to be
+// sent by (WithSendBy) had passed.
+var ErrSendTooLate = errors.New("hbase: request not sent: its send-by time passed")
+
+type sendByKey struct{}
+
+// WithSendBy returns a context whose requests are sent only before t: a
+// request about to go out later fails with ErrSendTooLate instead, unsent.
+// The answer to a request sent in time is awaited as usual. It fences an
+// action that was allowed at some moment (a lease, a claim checked with a
+// server) against a pause of the process (GC, SIGSTOP) between the check and
+// the send.
+func WithSendBy(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, sendByKey{}, t)
 }

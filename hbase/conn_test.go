@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -303,5 +304,47 @@ func TestConnFatalConnectionException(t *testing.T) {
 	var re *RemoteError
 	if !errors.As(err, &re) || re.Message != "bad header" || Classify(err) != GiveUp {
 		t.Fatalf("err = %v (classified %s)", err, Classify(err))
+	}
+}
+
+// TestConnSendBy checks that a request whose send-by time passed is not
+// written at all, that the connection stays usable, and that one sent in
+// time waits for its answer past its send-by time.
+func TestConnSendBy(t *testing.T) {
+	c, fs := startFake(t)
+	got := make(chan *fakeRequest, 2)
+	go func() {
+		for {
+			r, err := fs.read()
+			if err != nil {
+				return
+			}
+			got <- r
+		}
+	}()
+	late := WithSendBy(context.Background(), time.Now().Add(-time.Millisecond))
+	if _, err := c.call(late, "LateBulkLoad", &pb.ScanRequest{}, nil); !errors.Is(err, ErrSendTooLate) {
+		t.Fatalf("late call: err = %v, want ErrSendTooLate", err)
+	}
+	inTime := WithSendBy(context.Background(), time.Now().Add(time.Minute))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.call(inTime, "BulkLoadHFile", &pb.ScanRequest{}, nil)
+		done <- err
+	}()
+	r := <-got
+	if r.hdr.GetMethodName() != "BulkLoadHFile" {
+		t.Fatalf("server got %q first; the late request must not be sent", r.hdr.GetMethodName())
+	}
+	select {
+	case extra := <-got:
+		t.Fatalf("the late request reached the server: call %d", extra.hdr.GetCallId())
+	default:
+	}
+	if err := fs.reply(&pb.ResponseHeader{CallId: proto.Uint32(r.hdr.GetCallId())}, &pb.GetResponse{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("call sent in time: %v", err)
 	}
 }

@@ -125,3 +125,45 @@ func TestAutoTaskBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestFastPathCandidateAndCost(t *testing.T) {
+	times := TimeRange{Min: 10, Max: 100}
+	file := func(name, first, last string, min, max int64) StoreFile {
+		return StoreFile{Family: "f", Name: name, Size: 1000, FirstRow: []byte(first), LastRow: []byte(last), HasTime: true, MinTime: min, MaxTime: max}
+	}
+	alone := file("a", "b", "c", 20, 30)
+	overlapped := file("b", "c", "d", 20, 30)
+	apart := file("c", "x", "y", 20, 30)
+	old := file("d", "m", "n", 5, 30)
+	other := StoreFile{Family: "g", Name: "e", Size: 1000, FirstRow: []byte("b"), LastRow: []byte("c"), HasTime: true, MinTime: 20, MaxTime: 30}
+	outside := file("f", "b", "zz", 20, 30)
+	task := Task{ID: "t", Rows: kr("a", "z"), Files: []StoreFile{alone, apart, old, other}, Bytes: 4000}
+	for _, tc := range []struct {
+		f    StoreFile
+		want bool
+	}{{alone, true}, {apart, true}, {old, false}, {other, true}} {
+		if got := task.FastPathCandidate(tc.f, times); got != tc.want {
+			t.Errorf("%s/%s: candidate %v, want %v", tc.f.Family, tc.f.Name, got, tc.want)
+		}
+	}
+	task2 := Task{ID: "t2", Rows: kr("a", "z"), Files: []StoreFile{alone, overlapped, outside}, Bytes: 3000}
+	for _, f := range task2.Files {
+		if task2.FastPathCandidate(f, times) {
+			t.Errorf("%s: overlapping or outside the task, yet a candidate", f.Name)
+		}
+	}
+	// Three candidates of 1000 bytes count a quarter: 4000 - 3*750.
+	if c := task.Cost(times); c != 1750 {
+		t.Errorf("cost %d, want 1750", c)
+	}
+	if c := task2.Cost(times); c != 3000 {
+		t.Errorf("cost of a task with no candidate %d, want its bytes", c)
+	}
+	p := Plan{Tasks: []Task{{ID: "small", Bytes: 10}, task, task2, {ID: "mid", Bytes: 1750}}}
+	if got := fmt.Sprint(p.CostOrder(times, 0)); got != "[t2 t mid small]" {
+		t.Errorf("cost order %s", got)
+	}
+	if got := fmt.Sprint(p.CostOrder(times, 2)); got != "[t2 t]" {
+		t.Errorf("cost order limited to 2: %s", got)
+	}
+}

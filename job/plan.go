@@ -308,3 +308,59 @@ func cut(rows KeyRange, files []StoreFile, target int64) []KeyRange {
 	}
 	return append(out, KeyRange{Start: start, End: rows.End})
 }
+
+// FastPathCandidate reports whether input f of the task may be copied byte
+// for byte rather than decoded: it lies wholly inside the task's rows and
+// the time range, and no other input of its family in the task overlaps its
+// rows. The target's regions decide at run time.
+func (t Task) FastPathCandidate(f StoreFile, times TimeRange) bool {
+	if f.FirstRow == nil || f.LastRow == nil || !t.Rows.Contains(f.FirstRow) || !t.Rows.Contains(f.LastRow) ||
+		!f.HasTime || !times.Covers(f.MinTime, f.MaxTime) {
+		return false
+	}
+	for _, g := range t.Files {
+		if g.Family != f.Family || g.Name == f.Name {
+			continue
+		}
+		if g.FirstRow == nil || g.LastRow == nil ||
+			bytes.Compare(g.FirstRow, f.LastRow) <= 0 && bytes.Compare(f.FirstRow, g.LastRow) <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Cost estimates a task's work, to run the costliest first: its input bytes
+// in range, with the inputs that may take the fast path (FastPathCandidate:
+// streamed, not decoded) counted at a quarter of their size.
+func (t Task) Cost(times TimeRange) int64 {
+	c := t.Bytes
+	for _, f := range t.Files {
+		if t.FastPathCandidate(f, times) {
+			c -= f.Size * 3 / 4
+		}
+	}
+	return max(c, 0)
+}
+
+// CostOrder returns the ids of the plan's tasks, costliest first (ties in
+// key order), at most limit of them (0: all).
+func (p Plan) CostOrder(times TimeRange, limit int) []string {
+	type tc struct {
+		i    int
+		cost int64
+	}
+	all := make([]tc, len(p.Tasks))
+	for i, t := range p.Tasks {
+		all[i] = tc{i, t.Cost(times)}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].cost > all[b].cost })
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	ids := make([]string, len(all))
+	for k, x := range all {
+		ids[k] = p.Tasks[x.i].ID
+	}
+	return ids
+}

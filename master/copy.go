@@ -2,11 +2,11 @@ package master
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -351,6 +351,11 @@ func (r *run) run(ctx context.Context) (progress.Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("job %s: %w", id, err)
 	}
+	if len(rec.Source.ZKQuorum) == 0 {
+		// A record of the first format names no clusters and options:
+		// this run's serve it.
+		rec.Source, rec.Target, rec.Options = o.Source, o.Target, r.record(rec.Snapshot).Options
+	}
 	if j.State == registry.JobPending || j.State == registry.JobPlanning {
 		if j, err = r.plan(ctx, j, rec, &rep); err != nil {
 			return rep, err
@@ -450,6 +455,11 @@ func taskSpecs(p *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 	return tasks, nil
 }
 
+// MaxOrder bounds the tasks in a job's claim order (registry.NodeOrder):
+// with more, the tail a late costly task could make is a small part of the
+// job anyway.
+const MaxOrder = 2000
+
 // planMessage is the running job's message: the plan's totals (tasks, input
 // bytes, files pruned), read back when the job is resumed.
 const planMessage = "planned: %d tasks, %d bytes, %d files pruned"
@@ -494,6 +504,15 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *pro
 	}
 	if err := r.reg.AddTasks(ctx, j.ID, tasks); err != nil {
 		return j, fmt.Errorf("register the tasks of job %s: %w", j.ID, err)
+	}
+	// Workers take the costliest tasks first, so that none of them starts
+	// last and holds the job up (longest processing time first).
+	order, err := json.Marshal(plan.CostOrder(rec.Spec.Times(), MaxOrder))
+	if err == nil {
+		err = r.reg.PutJobData(ctx, j.ID, registry.NodeOrder, order)
+	}
+	if err != nil {
+		return j, fmt.Errorf("job %s: claim order: %w", j.ID, err)
 	}
 	r.log.Info("planned", "job", j.ID, "tasks", len(plan.Tasks), "bytes", plan.Bytes, "pruned", len(plan.Pruned))
 	msg := fmt.Sprintf(planMessage, len(plan.Tasks), plan.Bytes, len(plan.Pruned))
@@ -586,17 +605,11 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec job.Record, rep p
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	host, _ := os.Hostname()
-	host = strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
-			return c
-		}
-		return '_'
-	}, host)
+	host := registry.ProcessID("copy")
 	var wg sync.WaitGroup
 	errs := make(chan error, o.Workers)
 	for i := 0; i < o.Workers; i++ {
-		wid := fmt.Sprintf("%s-%d-w%d", host, os.Getpid(), i)
+		wid := fmt.Sprintf("%s-w%d", host, i)
 		if err := r.reg.RegisterWorker(ctx, registry.Worker{ID: wid, Capacity: 1, Info: "rangecopy copy, job " + id}); err != nil {
 			r.log.Warn("register worker", "worker", wid, "err", err)
 		}

@@ -40,9 +40,8 @@ func (r *run) dryRun(ctx context.Context, id string) error {
 }
 
 // WritePlan prints a plan for a person: the job, each task with its range,
-// input files and bytes, the fast-path candidates (files wholly inside their
-// task's range and the time range; the target's regions and overlaps decide
-// at run time) and the files pruned, by reason.
+// input files and bytes, the fast-path candidates (job.Task.FastPathCandidate;
+// the target's regions decide at run time) and the files pruned, by reason.
 func WritePlan(w io.Writer, id string, s job.Spec, target string, regions int, plan job.Plan) error {
 	ew := &errWriter{w: w}
 	ew.printf("dry run of job %s: nothing is registered, created or loaded\n", id)
@@ -56,10 +55,8 @@ func WritePlan(w io.Writer, id string, s job.Spec, target string, regions int, p
 		for _, f := range t.Files {
 			files++
 			fileBytes += f.Size
-			cand := f.FirstRow != nil && f.LastRow != nil && t.Rows.Contains(f.FirstRow) && t.Rows.Contains(f.LastRow) &&
-				f.HasTime && s.Times().Covers(f.MinTime, f.MaxTime)
 			mark := ""
-			if cand {
+			if t.FastPathCandidate(f, s.Times()) {
 				fast++
 				mark = "  fast-path candidate"
 			}

@@ -57,7 +57,7 @@ func TestJobID(t *testing.T) {
 func TestWritePlan(t *testing.T) {
 	spec := job.Spec{Table: "t", Time: job.TimeRange{Min: 10, Max: 100}}
 	in := job.StoreFile{Region: "r1", Family: "f", Name: "a", Size: 2048, FirstRow: []byte("b"), LastRow: []byte("c"), HasTime: true, MinTime: 20, MaxTime: 30}
-	partial := job.StoreFile{Region: "r1", Family: "f", Name: "b", Size: 1024, FirstRow: []byte("b"), LastRow: []byte("c"), HasTime: true, MinTime: 5, MaxTime: 30}
+	partial := job.StoreFile{Region: "r1", Family: "f", Name: "b", Size: 1024, FirstRow: []byte("d"), LastRow: []byte("e"), HasTime: true, MinTime: 5, MaxTime: 30}
 	old := job.StoreFile{Region: "r1", Family: "g", Name: "c", Size: 4096, HasTime: true, MinTime: 1, MaxTime: 2}
 	plan := job.Plan{Tasks: []job.Task{{ID: "r1-000", Region: "r1", Rows: job.KeyRange{Start: []byte("a"), End: []byte("m")}, Files: []job.StoreFile{in, partial}, Bytes: 3072}},
 		Pruned: []job.Pruned{{File: old, Reason: job.PrunedByTime}}, Bytes: 3072}
@@ -66,7 +66,7 @@ func TestWritePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := out.String()
-	for _, w := range []string{"dry run of job copy-t-1", "task r1-000", "f/a  2.0 KiB  rows [b, c]  fast-path candidate", "f/b  1.0 KiB  rows [b, c]\n",
+	for _, w := range []string{"dry run of job copy-t-1", "task r1-000", "f/a  2.0 KiB  rows [b, c]  fast-path candidate", "f/b  1.0 KiB  rows [d, e]\n",
 		"pruned g/c (4.0 KiB): ", "1 of 2 regions in range, 1 tasks, 2 input files", "1 fast-path candidates, 1 files pruned (1 by time, 0 by rows)"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("plan lacks %q:\n%s", w, s)

@@ -9,6 +9,9 @@
 //	workers/<worker-id>                    ephemeral: a live worker, data: its capacity
 //	jobs/<job-id>                          job record: state, message, spec bytes
 //	jobs/<job-id>/events                   empty; its version moves on every claim, release and result
+//	jobs/<job-id>/report                   the leading master's report of the job (JSON), from PutJobData
+//	jobs/<job-id>/retries                  resets per failed task (JSON), kept by the leading master
+//	jobs/<job-id>/order                    ids of the costliest tasks, costliest first (JSON), claimed first
 //	jobs/<job-id>/tasks/<bb>/<task-id>     task spec bytes; the node's version is the claim epoch
 //	jobs/<job-id>/claims/<bb>/<task-id>    ephemeral claim: worker id, session id, epoch
 //	jobs/<job-id>/checkpoints/<bb>/<task-id>  checkpoint bytes, from the first save on

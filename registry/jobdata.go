@@ -16,9 +16,12 @@ const (
 	NodeReport = "report"
 	// NodeRetries holds how often each failed task was reset.
 	NodeRetries = "retries"
+	// NodeOrder holds the ids of the job's costliest tasks, costliest
+	// first: workers claim those before any other.
+	NodeOrder = "order"
 )
 
-var sideNodes = []string{NodeReport, NodeRetries}
+var sideNodes = []string{NodeReport, NodeRetries, NodeOrder}
 
 func checkSide(job, name string) error {
 	if err := ValidateJobID(job); err != nil {

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"hash/fnv"
+	"os"
 	"path"
 	"strings"
 )
@@ -65,6 +66,27 @@ func ValidateID(id string) error {
 		return fmt.Errorf("id %q: must not contain %q", id, "-n_")
 	}
 	return nil
+}
+
+// ProcessID is an id for a process of this host: prefix, the host name (its
+// bytes that ValidateID refuses made '_') and the process id, cut to
+// MaxIDLen.
+func ProcessID(prefix string) string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "host"
+	}
+	host = strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
+			return c
+		}
+		return '_'
+	}, host)
+	id := strings.ReplaceAll(fmt.Sprintf("%s-%s-%d", prefix, host, os.Getpid()), "-n_", "-n.")
+	if len(id) > MaxIDLen {
+		id = id[len(id)-MaxIDLen:]
+	}
+	return id
 }
 
 // ValidateRoot checks a root path: absolute, no trailing slash, no empty,

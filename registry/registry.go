@@ -130,6 +130,10 @@ func (r *Registry) Close() {
 	})
 }
 
+// SessionTimeout is the session timeout asked of ZooKeeper (the server may
+// have clamped it).
+func (r *Registry) SessionTimeout() time.Duration { return r.timeout }
+
 // SessionID is the id of the current ZooKeeper session (0 while there is none).
 func (r *Registry) SessionID() int64 { return r.conn.SessionID() }
 

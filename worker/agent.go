@@ -58,17 +58,16 @@ type agentJob struct {
 	ctx     context.Context // ends when the job stops running or the worker stops
 	cancel  context.CancelFunc
 
+	claimer *claimer
+
 	mu      sync.Mutex
 	stopped bool
 	tasks   sync.WaitGroup
-	queue   []string  // candidate tasks from the last scan
-	cursor  int       // the next bucket to scan
-	idleTil time.Time // a full scan found nothing: don't scan before
 }
 
 // RunAgent registers the worker and serves tasks until ctx ends. Jobs are
-// found in the registry: each running job whose record names its clusters
-// (job.Record.Servable) is served with its own connections, work folder and
+// found in the registry: each running detached job (job.RunOptions.Detached)
+// is served with its own connections, work folder and
 // share of the job's bandwidth (the job's Bandwidth times this worker's
 // Capacity over the capacity of all live workers). When a job leaves the
 // running state (paused, cancelled, done) its tasks here stop at once and are
@@ -155,7 +154,7 @@ func (a *agent) refresh(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if j.State == registry.JobRunning {
+		if j.State == registry.JobRunning && detached(j) {
 			running[id] = j
 		}
 	}
@@ -218,6 +217,13 @@ func (a *agent) refresh(ctx context.Context) error {
 	return nil
 }
 
+// detached reports whether a job was submitted for the workers (a job that
+// a rangecopy copy process runs is left to it).
+func detached(j registry.Job) bool {
+	rec, err := job.DecodeRecord(j.Spec)
+	return err == nil && rec.Options.Detached
+}
+
 // shareOf is a worker's share of a job's bandwidth.
 func shareOf(capacity, total int) float64 {
 	if total < capacity || total <= 0 {
@@ -251,6 +257,7 @@ func (a *agent) open(ctx context.Context, j registry.Job, share float64) (*agent
 		return nil, err
 	}
 	aj.ctx, aj.cancel = context.WithCancel(ctx)
+	aj.claimer = newClaimer(a.cfg.Registry, j.ID, registry.Bucket(a.cfg.ID))
 	return aj, nil
 }
 
@@ -290,7 +297,7 @@ func (a *agent) slot(ctx context.Context, n int) {
 		ran := false
 		for i := range jobs {
 			aj := jobs[(i+n)%len(jobs)]
-			claim, err := aj.claimNext(aj.ctx, a.cfg.ID, a.cfg.Capacity, a.cfg.Refresh)
+			claim, err := aj.claimer.next(aj.ctx, a.cfg.ID, 2*a.cfg.Capacity, a.cfg.Refresh)
 			if err != nil {
 				if aj.ctx.Err() == nil {
 					a.log.Warn("looking for a task failed", "job", aj.id, "err", err)
@@ -345,69 +352,4 @@ func (aj *agentJob) begin() bool {
 	}
 	aj.tasks.Add(1)
 	return true
-}
-
-// claimNext claims a task of the job: the next candidate of the last scan,
-// or of a new scan through the buckets from where the last one stopped. A
-// scan stops once it has a few candidates per slot; a scan of every bucket
-// that finds none makes the job idle for a while. No task is (nil, nil).
-func (aj *agentJob) claimNext(ctx context.Context, worker string, capacity int, idle time.Duration) (*registry.Claim, error) {
-	reg := aj.env.serve.Registry
-	for ctx.Err() == nil {
-		aj.mu.Lock()
-		if len(aj.queue) == 0 {
-			if time.Now().Before(aj.idleTil) {
-				aj.mu.Unlock()
-				return nil, nil
-			}
-			aj.mu.Unlock()
-			found, err := aj.scan(ctx, reg, 2*capacity)
-			if err != nil {
-				return nil, err
-			}
-			aj.mu.Lock()
-			if len(found) == 0 {
-				aj.idleTil = time.Now().Add(idle)
-				aj.mu.Unlock()
-				return nil, nil
-			}
-			aj.queue = append(aj.queue, found...)
-		}
-		id := aj.queue[0]
-		aj.queue = aj.queue[1:]
-		aj.mu.Unlock()
-		c, err := reg.ClaimTask(ctx, aj.id, id, worker)
-		switch {
-		case err == nil:
-			return c, nil
-		case errors.Is(err, registry.ErrClaimed), errors.Is(err, registry.ErrFinished),
-			errors.Is(err, registry.ErrConflict), errors.Is(err, registry.ErrNotFound):
-			// Someone got there first.
-		default:
-			return nil, fmt.Errorf("claim task %s: %w", id, err)
-		}
-	}
-	return nil, nil
-}
-
-// scan looks through the buckets from the cursor for up to want claimable
-// tasks, one full round at most.
-func (aj *agentJob) scan(ctx context.Context, reg *registry.Registry, want int) ([]string, error) {
-	aj.mu.Lock()
-	start := aj.cursor
-	aj.mu.Unlock()
-	var found []string
-	b := start
-	for i := 0; i < registry.Buckets && len(found) < want; i++ {
-		b = (start + i) % registry.Buckets
-		ids, err := reg.Claimable(ctx, aj.id, b)
-		if err != nil {
-			return nil, err
-		}
-		found = append(found, ids...)
-	}
-	aj.mu.Lock()
-	aj.cursor = (b + 1) % registry.Buckets
-	aj.mu.Unlock()
-	return found, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"sort"
 	"strings"
@@ -64,8 +63,9 @@ type ServeConfig struct {
 	Logger *slog.Logger
 }
 
-// Serve claims the job's tasks one at a time and runs them until ctx ends.
-// For each task it reads the spec and checkpoint from the registry, takes the
+// Serve claims the job's tasks one at a time and runs them until ctx ends:
+// first those of the job's claim order (registry.NodeOrder, costliest
+// first), then any it finds unclaimed. For each task it reads the spec and checkpoint from the registry, takes the
 // target's regions fresh, runs the pipeline, and for every output file checks
 // that the claim still holds (a server round trip), bulk loads the file,
 // advances the checkpoint and saves it fenced by the claim. A task whose claim
@@ -85,11 +85,9 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		}
 		return fmt.Errorf("worker %s: watch job %s: %w", cfg.Worker, cfg.Job, err)
 	}
-	h := fnv.New32a()
-	h.Write([]byte(cfg.Worker))
-	first := int(h.Sum32() % registry.Buckets)
+	cl := newClaimer(cfg.Registry, cfg.Job, registry.Bucket(cfg.Worker))
 	for ctx.Err() == nil {
-		ran, err := serveOnce(ctx, &cfg, first)
+		claim, err := cl.next(ctx, cfg.Worker, 2, cfg.Idle)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -99,7 +97,8 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 			}
 			cfg.Logger.Warn("registry call failed; trying again", "worker", cfg.Worker, "err", err)
 		}
-		if ran {
+		if claim != nil {
+			serveClaim(ctx, &cfg, claim)
 			continue
 		}
 		t := time.NewTimer(cfg.Idle)
@@ -110,6 +109,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 				t.Stop()
 				return fmt.Errorf("worker %s: job %s is gone", cfg.Worker, cfg.Job)
 			}
+			cl.wake()
 		case <-t.C:
 		}
 		t.Stop()
@@ -130,34 +130,6 @@ func (cfg *ServeConfig) defaults() {
 	if cfg.Idle <= 0 {
 		cfg.Idle = 5 * time.Second
 	}
-}
-
-// serveOnce looks through every bucket once, from first on, and runs each
-// task it can claim. It reports whether it ran any.
-func serveOnce(ctx context.Context, cfg *ServeConfig, first int) (bool, error) {
-	ran := false
-	for i := 0; i < registry.Buckets && ctx.Err() == nil; i++ {
-		b := (first + i) % registry.Buckets
-		ids, err := cfg.Registry.Claimable(ctx, cfg.Job, b)
-		if err != nil {
-			return ran, err
-		}
-		for _, id := range ids {
-			if ctx.Err() != nil {
-				return ran, nil
-			}
-			claim, err := cfg.Registry.ClaimTask(ctx, cfg.Job, id, cfg.Worker)
-			if errors.Is(err, registry.ErrClaimed) || errors.Is(err, registry.ErrFinished) {
-				continue
-			}
-			if err != nil {
-				return ran, fmt.Errorf("claim task %s: %w", id, err)
-			}
-			ran = true
-			serveClaim(ctx, cfg, claim)
-		}
-	}
-	return ran, nil
 }
 
 // serveClaim runs one claimed task and records how it ended.
@@ -188,7 +160,13 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 				log.Warn("remove the task's work folder", "err", err)
 			}
 		}
-		log.Info("task done", "seconds", time.Since(start).Seconds())
+		var bytes int64
+		var fast bool
+		if spec, err := job.DecodeTaskSpec(claim.Spec()); err == nil {
+			bytes = spec.Task.Bytes
+			fast = len(spec.Task.Files) == 1
+		}
+		log.Info("task done", "seconds", time.Since(start).Seconds(), "input_bytes", bytes, "one_input", fast)
 	case lost(claim, err):
 		log.Warn("claim lost; task stopped without writing more", "err", err)
 	case ctx.Err() != nil:
@@ -311,11 +289,10 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 	emit := func(ctx context.Context, f OutputFile) error {
 		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
 		if !f.Last {
-			ok, err := claim.Valid(ctx)
-			if err != nil || !ok {
-				return fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, f.Path, ok, err)
+			fence := func(ctx context.Context) (context.Context, error) {
+				return fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
 			}
-			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow}); err != nil {
+			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Fence: fence}); err != nil {
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
 			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
@@ -336,6 +313,22 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		return nil
 	}
 	return Run(ctx, t, cfg.Options, emit)
+}
+
+// fenceLoad checks with ZooKeeper that the claim still holds, right before a
+// bulk load request, and returns a context that lets the request go out only
+// within half a session timeout of the check. The claim cannot pass to
+// another worker before this worker's session expires, which is at least a
+// session timeout after the check reached the server; so a worker frozen (GC,
+// SIGSTOP) between the check and the send, whose session expired meanwhile,
+// does not send the request when it thaws.
+func fenceLoad(ctx context.Context, claim *Claim, session time.Duration, path string) (context.Context, error) {
+	checked := time.Now()
+	ok, err := claim.Valid(ctx)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, path, ok, err)
+	}
+	return hbase.WithSendBy(ctx, checked.Add(session/2)), nil
 }
 
 func describe(f OutputFile) string {

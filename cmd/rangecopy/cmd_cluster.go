@@ -101,18 +101,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// processID is the default id of a master or worker process: host and pid,
-// in the characters registry ids allow.
-func processID(kind string) string {
-	host, _ := os.Hostname()
-	host = strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
-			return c
-		}
-		return '_'
-	}, host)
-	if host == "" {
-		host = "host"
+// parseCommand parses the flags of a command that takes no arguments;
+// help reports -h (answered already by the usage).
+func parseCommand(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := parseFlags(fs, args); err != nil {
+		return errors.Is(err, flag.ErrHelp), err
 	}
-	return fmt.Sprintf("%s-%s-%d", kind, host, os.Getpid())
+	if fs.NArg() != 0 {
+		return false, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	return false, nil
 }

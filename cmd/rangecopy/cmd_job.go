@@ -70,23 +70,32 @@ func runJob(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: name an action: status, list, cancel, pause, resume or wait", errUsage)
 	}
 	action := args[0]
-	if err := parseFlags(fs, args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
+	// Flags may come before or after the job id.
+	var pos []string
+	for rest := args[1:]; ; {
+		if err := parseFlags(fs, rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return err
 		}
-		return err
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
 	var id string
 	switch action {
 	case "list":
-		if fs.NArg() != 0 {
+		if len(pos) != 0 {
 			return fmt.Errorf("%w: job list takes no arguments", errUsage)
 		}
 	case "status", "cancel", "pause", "resume", "wait":
-		if fs.NArg() != 1 {
+		if len(pos) != 1 {
 			return fmt.Errorf("%w: job %s takes one job id", errUsage, action)
 		}
-		id = fs.Arg(0)
+		id = pos[0]
 		if err := registry.ValidateJobID(id); err != nil {
 			return fmt.Errorf("%w: job id %q: %v", errUsage, id, err)
 		}

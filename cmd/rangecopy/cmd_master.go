@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"rangecopy/master"
+	"rangecopy/registry"
 )
 
 const masterUsage = `Usage: rangecopy master --zk <host:port,...> [flags]
@@ -30,17 +30,14 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() { fmt.Fprint(stderr, masterUsage); fs.PrintDefaults() }
 	rf.add(fs, true)
 	fs.StringVar(&id, "id", "", "this master's name in the election (default master-<host>-<pid>)")
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	if help, err := parseCommand(fs, args); help || err != nil {
+		if help {
 			return nil
 		}
 		return err
 	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
-	}
 	if id == "" {
-		id = processID("master")
+		id = registry.ProcessID("master")
 	}
 	log, err := rf.logger(stderr)
 	if err != nil {

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"rangecopy/registry"
 	"rangecopy/worker"
 )
 
@@ -34,20 +34,17 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rf.add(fs, true)
 	fs.StringVar(&id, "id", "", "this worker's id, unique among live workers (default worker-<host>-<pid>)")
 	fs.IntVar(&capacity, "capacity", 4, "tasks run at once")
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	if help, err := parseCommand(fs, args); help || err != nil {
+		if help {
 			return nil
 		}
 		return err
-	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
 	if capacity < 1 || capacity > 256 {
 		return fmt.Errorf("%w: --capacity %d: want 1 to 256", errUsage, capacity)
 	}
 	if id == "" {
-		id = processID("worker")
+		id = registry.ProcessID("worker")
 	}
 	log, err := rf.logger(stderr)
 	if err != nil {

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestDistributedCommandsBadInput checks that master, worker, job and copy
+// --detach answer bad command lines with a usage error naming what is
+// wrong, before they reach any server.
+func TestDistributedCommandsBadInput(t *testing.T) {
+	t.Setenv("RANGECOPY_ZK", "")
+	src, tgt := confDir(t, "zk1", "hdfs://nn:8020/hbase"), confDir(t, "zk2", "hdfs://nn2:8020/hbase")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"master"}, "--zk is required"},
+		{[]string{"master", "--zk", "h:1", "--zk-root", "no-slash"}, "--zk-root"},
+		{[]string{"master", "--zk", "h:1", "--log-format", "xml"}, `--log-format "xml": want text or json`},
+		{[]string{"master", "--zk", "h:1", "stray"}, "unexpected arguments"},
+		{[]string{"worker"}, "--zk is required"},
+		{[]string{"worker", "--zk", "h:1", "--capacity", "0"}, "--capacity 0: want 1 to 256"},
+		{[]string{"worker", "--zk", "h:1", "--session-timeout", "-1s"}, "--session-timeout -1s: must be positive"},
+		{[]string{"job"}, "name an action"},
+		{[]string{"job", "frob", "x"}, `unknown job action "frob"`},
+		{[]string{"job", "status"}, "job status takes one job id"},
+		{[]string{"job", "status", "a", "b"}, "job status takes one job id"},
+		{[]string{"job", "list", "x"}, "job list takes no arguments"},
+		{[]string{"job", "cancel", "bad/id", "--zk", "h:1"}, `job id "bad/id"`},
+		{[]string{"job", "wait", "j1"}, "--zk is required"},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--detach", "--dry-run"}, "--detach does not go with --dry-run"},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--retries", "2"}, "--retries goes with --detach"},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--detach", "--retries", "-1"}, "--retries -1: want 0 to 100"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(t.Context(), tc.args, &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errb.String(), exitUsage, tc.want)
+		}
+	}
+	// Every command's help names its flags and exits 0.
+	for _, cmd := range []string{"master", "worker", "job"} {
+		var out, errb bytes.Buffer
+		if code := run(t.Context(), []string{cmd, "--help"}, &out, &errb); code != exitOK || !strings.Contains(errb.String(), "-zk") {
+			t.Errorf("%s --help: exit %d, %q", cmd, code, errb.String())
+		}
+	}
+}
