@@ -48,9 +48,9 @@ func finish(t *testing.T, env *testenv.Env, r *rig, src, dst string) (jobStatus,
 func TestKillWorkerMidTask(t *testing.T) {
 	t.Parallel()
 	env, r, src, dst := started(t)
-	r.startMaster("master-1")
-	victim := r.startWorker("worker-victim", 1)
-	r.startWorker("worker-b", 2)
+	r.startMaster("master-1", longSession)
+	victim := r.startWorker("worker-victim", 1, shortSession)
+	r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
 
 	var task string
@@ -109,10 +109,10 @@ func TestKillLeadingMaster(t *testing.T) {
 	t.Parallel()
 	env, r, src, dst := started(t)
 	start := time.Now()
-	r.startMaster("master-1")
-	r.startMaster("master-2")
-	r.startWorker("worker-a", 2)
-	r.startWorker("worker-b", 2)
+	r.startMaster("master-1", shortSession)
+	r.startMaster("master-2", shortSession)
+	r.startWorker("worker-a", 2, longSession)
+	r.startWorker("worker-b", 2, longSession)
 	lead := r.leader(start)
 	r.submit(src, dst, copyFlags...)
 	r.waitLoads(1)
@@ -153,9 +153,9 @@ func TestTargetRegionServerStops(t *testing.T) {
 	moveAll(t, env.Target, regions, rs)
 	t.Logf("moved the %d regions of %s to region server %s", len(regions), dst, rs)
 
-	r.startMaster("master-1")
-	r.startWorker("worker-a", 2)
-	r.startWorker("worker-b", 2)
+	r.startMaster("master-1", longSession)
+	r.startWorker("worker-a", 2, longSession)
+	r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
 	first := len(r.waitLoads(1))
 	if err := env.Target.StopRegionServerNoWait(ctx, rs); err != nil {
@@ -221,9 +221,9 @@ func moveAll(t *testing.T, c *testenv.Cluster, regions []testenv.Region, server 
 func TestSourceDataNodeStops(t *testing.T) {
 	env, r, src, dst := started(t)
 	ctx := t.Context()
-	r.startMaster("master-1")
-	r.startWorker("worker-a", 2)
-	r.startWorker("worker-b", 2)
+	r.startMaster("master-1", longSession)
+	r.startWorker("worker-a", 2, longSession)
+	r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
 	first := len(r.waitLoads(1))
 	dn := env.Source.DataNodes[0]
@@ -266,9 +266,9 @@ func TestTargetRegionsSplitAndMove(t *testing.T) {
 	t.Parallel()
 	env, r, src, dst := started(t)
 	ctx := t.Context()
-	r.startMaster("master-1")
-	r.startWorker("worker-a", 2)
-	r.startWorker("worker-b", 2)
+	r.startMaster("master-1", longSession)
+	r.startWorker("worker-a", 2, longSession)
+	r.startWorker("worker-b", 2, longSession)
 	// A slower copy than the others': the splits and moves below take a
 	// while, and files must still be loading when they are done.
 	r.submit(src, dst, "--task-size", "4MiB", "--bandwidth", "2MiB/s")
@@ -314,9 +314,9 @@ func TestTargetRegionsSplitAndMove(t *testing.T) {
 func TestFrozenWorker(t *testing.T) {
 	t.Parallel()
 	env, r, src, dst := started(t)
-	r.startMaster("master-1")
-	frozen := r.startWorker("worker-frozen", 1)
-	other := r.startWorker("worker-b", 2)
+	r.startMaster("master-1", longSession)
+	frozen := r.startWorker("worker-frozen", 1, shortSession)
+	other := r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
 
 	var task string
@@ -378,9 +378,9 @@ func TestCancelJob(t *testing.T) {
 	t.Parallel()
 	env, r, src, dst := started(t)
 	ctx := t.Context()
-	r.startMaster("master-1")
-	r.startWorker("worker-a", 2)
-	r.startWorker("worker-b", 2)
+	r.startMaster("master-1", longSession)
+	r.startWorker("worker-a", 2, longSession)
+	r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
 	first := len(r.waitLoads(3))
 	cctx, cancel := context.WithTimeout(ctx, cmdDeadline)

@@ -25,9 +25,17 @@ const (
 	jobDeadline  = 8 * time.Minute  // a whole job, faults included
 	stepDeadline = 3 * time.Minute  // one awaited event (a first load, a leader)
 	cmdDeadline  = 2 * time.Minute  // one short command (copy --detach, job ...)
-	sessionFlag  = "4s"             // --session-timeout of every process: the smallest the clusters allow
-	sessionTime  = 4 * time.Second  // the same, as a duration
 	freezeTime   = 16 * time.Second // how long the freeze test holds a worker stopped
+)
+
+// Session timeouts (--session-timeout) of the processes. A process the test
+// kills or freezes gets the shortest the test clusters' ZooKeeper allows
+// (tickTime 2 s), so others take over soon; the others get a longer one, so
+// that a stall of the shared, loaded machine does not expire their sessions
+// too (it did, once, at 4 s: recovered from, but with a file loaded twice).
+const (
+	shortSession = "4s"
+	longSession  = "10s"
 )
 
 // rig is one test's distributed rangecopy: its own registry root in the
@@ -58,22 +66,23 @@ func (r *rig) registryFlags() []string {
 	return []string{"--zk", r.zk, "--zk-root", r.root}
 }
 
-// startMaster starts a master process named id.
-func (r *rig) startMaster(id string) *proc {
+// startMaster starts a master process named id with a ZooKeeper session
+// timeout of session.
+func (r *rig) startMaster(id, session string) *proc {
 	r.t.Helper()
 	args := append([]string{"master"}, r.registryFlags()...)
-	args = append(args, "--id", id, "--session-timeout", sessionFlag, "--log-format", "json", "-v")
+	args = append(args, "--id", id, "--session-timeout", session, "--log-format", "json", "-v")
 	p := startProc(r.t, id, args...)
 	r.masters = append(r.masters, p)
 	return p
 }
 
 // startWorker starts a worker process named id that runs up to capacity
-// tasks at once.
-func (r *rig) startWorker(id string, capacity int) *proc {
+// tasks at once, with a ZooKeeper session timeout of session.
+func (r *rig) startWorker(id string, capacity int, session string) *proc {
 	r.t.Helper()
 	args := append([]string{"worker"}, r.registryFlags()...)
-	args = append(args, "--id", id, "--capacity", strconv.Itoa(capacity), "--session-timeout", sessionFlag,
+	args = append(args, "--id", id, "--capacity", strconv.Itoa(capacity), "--session-timeout", session,
 		"--log-format", "json", "-v")
 	p := startProc(r.t, id, args...)
 	r.workers = append(r.workers, p)
