@@ -105,6 +105,54 @@ func (r *Reader) DataIndex() ([]DataBlock, error) {
 	return out, nil
 }
 
+// IndexSample returns index entries that sample the file's key space in
+// order: the root level, or, while a level has fewer than want entries and
+// the index has more levels below it, the next level down (reading its index
+// blocks: at most one level's worth of blocks at each step). Entries above
+// the data level give the offset and first key of an index block, which lies
+// in the file right after the data blocks it indexes, so offsets still place
+// the keys in the file. The cells own their bytes.
+func (r *Reader) IndexSample(want int) ([]DataBlock, error) {
+	level := append([]indexEntry(nil), r.root...)
+	levels := max(int(r.trailer.NumDataIndexLevels), 1)
+	var br blockReader
+	for depth := 1; depth < levels && len(level) < want; depth++ {
+		wantType := BlockIntermediateIndex
+		if depth == levels-1 {
+			wantType = BlockLeafIndex
+		}
+		var next []indexEntry
+		for _, e := range level {
+			h, p, err := r.readBlock(&br, e.offset, e.size)
+			if err != nil {
+				return nil, r.wrap(err)
+			}
+			if h.typ != wantType {
+				return nil, r.wrap(formatError("block at offset %d: index level %d is %s, want %s", h.offset, depth, h.typ, wantType))
+			}
+			x, err := parseNonRootIndex(p)
+			if err != nil {
+				return nil, r.wrap(fmt.Errorf("%s block at offset %d: %w", h.typ, h.offset, err))
+			}
+			for i := 0; i < x.n; i++ {
+				ent := x.entry(i)
+				ent.key = append([]byte(nil), ent.key...)
+				next = append(next, ent)
+			}
+		}
+		level = next
+	}
+	out := make([]DataBlock, 0, len(level))
+	for _, e := range level {
+		c, err := ParseKey(e.key)
+		if err != nil {
+			return nil, r.wrap(fmt.Errorf("index entry for block at offset %d: %w", e.offset, err))
+		}
+		out = append(out, DataBlock{Offset: e.offset, Size: e.size, Key: c.Clone()})
+	}
+	return out, nil
+}
+
 // RootIndex returns the root level of the data index, read at Open, without
 // further I/O. In a single-level index these are the data blocks; in a
 // multi-level one they point at index blocks, whose first keys and offsets

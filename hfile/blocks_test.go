@@ -81,6 +81,27 @@ func TestBlocksAndDataIndex(t *testing.T) {
 					t.Fatalf("root entries %d and %d out of order", i-1, i)
 				}
 			}
+			// A sample asks for levels down until it has enough entries:
+			// the data level at most, in key and offset order.
+			for _, want := range []int{1, len(root) + 1, len(idx) + 1} {
+				sample, err := r.IndexSample(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case want == 1 && len(sample) != len(root):
+					t.Fatalf("IndexSample(1): %d entries, want the root's %d", len(sample), len(root))
+				case want > len(idx) && len(sample) != len(idx):
+					t.Fatalf("IndexSample(%d): %d entries, want the data index's %d", want, len(sample), len(idx))
+				case len(sample) < min(want, len(idx)):
+					t.Fatalf("IndexSample(%d): %d entries of %d", want, len(sample), len(idx))
+				}
+				for i := 1; i < len(sample); i++ {
+					if sample[i].Offset <= sample[i-1].Offset || CompareKeys(sample[i-1].Key, sample[i].Key) >= 0 {
+						t.Fatalf("IndexSample(%d): entries %d and %d out of order", want, i-1, i)
+					}
+				}
+			}
 			// Every index key leads a scanner to a cell at or after it.
 			s := r.Scanner(ScanOptions{})
 			for _, e := range idx {

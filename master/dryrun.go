@@ -28,7 +28,7 @@ func (r *run) dryRun(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("pin source table %s: %w", o.Spec.Table, err)
 	}
-	plan, err := job.Make(o.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: o.TaskBytes})
+	plan, err := job.Make(o.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: o.TaskBytes, Slots: r.slots(ctx)})
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

@@ -2,7 +2,9 @@ package master
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -213,4 +215,88 @@ func TestDetachedJobCancel(t *testing.T) {
 	if _, err := env.Target.HDFS(t, env.Target.User).Stat(o.WorkRoot + "/" + id); err == nil {
 		t.Errorf("work folder %s/%s is still there", o.WorkRoot, id)
 	}
+}
+
+// failAll claims every claimable task of the job and fails it, as a worker
+// whose tasks all break would; it returns how many it failed.
+func failAll(t *testing.T, reg *registry.Registry, id string) int {
+	t.Helper()
+	n := 0
+	for {
+		c, err := reg.ClaimAny(t.Context(), id, "breaker", 0)
+		if errors.Is(err, registry.ErrNotFound) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Fail(t.Context(), errors.New("test: the task breaks")); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+}
+
+// TestDetachedJobRetriesThenPauses fails every task of a detached job: the
+// master resets them after its backoff up to the retry limit, then pauses the
+// job saying why; resumed, the tasks get a new round, and real workers
+// finish the job.
+func TestDetachedJobRetriesThenPauses(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "dretry")
+	writeRounds(t, env.Source, table, binaryRows(60), 1, time.Now().UnixMilli()-100_000, false)
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	o.Retries = 1
+	dropTargetLater(t, env, table)
+	reg := openRegistry(t, env, o.ZKRoot)
+	id, _, err := Submit(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFleet(t, env, o.ZKRoot)
+	f.master("m1")
+	waitState(t, reg, id, 60*time.Second, registry.JobRunning)
+	if n := failAll(t, reg, id); n != 4 {
+		t.Fatalf("failed %d tasks, want the 4 of the plan", n)
+	}
+	// The master resets them after its backoff (5 s for a first retry).
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		c, err := reg.Count(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Pending == 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("failed tasks not reset: %+v", c)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	b, err := reg.JobData(t.Context(), id, registry.NodeRetries)
+	if err != nil || !strings.Contains(string(b), ":1") {
+		t.Fatalf("retries recorded: %s, %v", b, err)
+	}
+	if n := failAll(t, reg, id); n != 4 {
+		t.Fatalf("second round: failed %d tasks, want 4", n)
+	}
+	j := waitState(t, reg, id, 60*time.Second, registry.JobPaused)
+	if !strings.Contains(j.Message, "4 of 4 tasks failed 2 times") || !strings.Contains(j.Message, "job resume") {
+		t.Errorf("paused with %q", j.Message)
+	}
+	// An operator resumes it (what rangecopy job resume does) with
+	// workers that can do the work.
+	if _, err := reg.UpdateJob(t.Context(), id, func(registry.Job) (registry.JobState, string, error) {
+		return registry.JobRunning, "resumed", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.PutJobData(t.Context(), id, registry.NodeRetries, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	f.worker("w1", 2)
+	waitState(t, reg, id, 2*time.Minute, registry.JobDone)
+	assertSame(t, env, table, table, nil, nil)
 }

@@ -392,7 +392,8 @@ func (ld *leader) cancel(ctx context.Context, j registry.Job, lj *leadJob, c reg
 }
 
 // report sums the job's progress from its tasks' checkpoints: done tasks
-// once (kept), held ones each time.
+// once (kept), the others (held, or released part way: paused, cancelled,
+// a worker died) each time.
 func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c registry.Counts) progress.Report {
 	reg := ld.cfg.Registry
 	rec := lj.rec
@@ -430,9 +431,11 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		}
 	}
 	rep.FilesLoaded, rep.BytesLoaded, rep.Cells, rep.BytesRead = lj.done.FilesLoaded, lj.done.BytesLoaded, lj.done.Cells, lj.done.BytesRead
-	if held, err := reg.TasksWith(ctx, j.ID, registry.StatusClaimed); err == nil {
-		for _, t := range held {
-			add(&rep, t)
+	if part, err := reg.CheckpointedTasks(ctx, j.ID); err == nil {
+		for _, t := range part {
+			if !lj.counted[t] {
+				add(&rep, t)
+			}
 		}
 	}
 	if rep.Seconds > 0 {

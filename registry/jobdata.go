@@ -94,6 +94,16 @@ func (r *Registry) TasksWith(ctx context.Context, job string, s Status) ([]strin
 	default:
 		return nil, fmt.Errorf("registry: job %s: tasks with status %v cannot be listed", job, s)
 	}
+	return r.listFlat(ctx, job, kind)
+}
+
+// CheckpointedTasks lists, sorted, the tasks of a job that saved a
+// checkpoint: done ones, and held or released ones that loaded something.
+func (r *Registry) CheckpointedTasks(ctx context.Context, job string) ([]string, error) {
+	return r.listFlat(ctx, job, kindCheckpoints)
+}
+
+func (r *Registry) listFlat(ctx context.Context, job, kind string) ([]string, error) {
 	lists, err := r.listAll(ctx, job, kind)
 	if err != nil {
 		return nil, err

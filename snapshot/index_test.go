@@ -25,14 +25,14 @@ func writeFile(t *testing.T, rows []string, opts hfile.WriterOptions) []byte {
 	return buf.Bytes()
 }
 
-func TestRootIndex(t *testing.T) {
+func TestIndexSample(t *testing.T) {
 	rows := rowsN("row", 0, 3000)
 	plain := writeFile(t, rows, hfile.WriterOptions{BlockSize: 1024})
 	pr, err := hfile.Open(bytes.NewReader(plain), int64(len(plain)), "plain")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := rootIndex(pr)
+	base, err := indexSample(pr, 1)
 	if err != nil || len(base) < 50 {
 		t.Fatalf("uncompressed index: %d entries, %v", len(base), err)
 	}
@@ -58,12 +58,21 @@ func TestRootIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := rootIndex(r)
+			got, err := indexSample(r, 1)
 			if err != nil {
-				t.Fatalf("rootIndex: %v", err)
+				t.Fatalf("indexSample: %v", err)
 			}
 			if len(got) != int(r.Trailer().DataIndexCount) {
 				t.Fatalf("%d entries, trailer says %d", len(got), r.Trailer().DataIndexCount)
+			}
+			// A coarse root is read one level further down; a fine one is
+			// enough as it is.
+			if fine, err := indexSample(r, sampleWant); err != nil {
+				t.Fatal(err)
+			} else if len(got) < sampleWant && r.Trailer().NumDataIndexLevels > 1 && len(fine) <= len(got) {
+				t.Fatalf("a root of %d entries was not refined: %d", len(got), len(fine))
+			} else if len(got) >= sampleWant && len(fine) != len(got) {
+				t.Fatalf("a root of %d entries became %d", len(got), len(fine))
 			}
 			if tc.name != "multi-level" {
 				if len(got) != len(base) {

@@ -275,7 +275,7 @@ func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int)
 	if info.HasTimeRange {
 		sf.HasTime, sf.MinTime, sf.MaxTime = true, info.TimeRangeMin, info.TimeRangeMax
 	}
-	idx, err := rootIndex(r)
+	idx, err := indexSample(r, min(maxIndex, sampleWant))
 	if err != nil {
 		return sf, false, fmt.Errorf("%s: %w", what, err)
 	}
@@ -323,12 +323,18 @@ func clipIndex(entries []job.IndexEntry, first, last []byte) []job.IndexEntry {
 	return out
 }
 
-// rootIndex returns the root level of the file's data index as planning
-// samples: in a single-level index one entry per data block, in a
-// multi-level one per leaf or intermediate index block, whose offsets still
+// sampleWant is how many index entries a file's sample should have, to cut
+// its range finely enough: a multi-level index whose root has fewer is read
+// one level further down (a few index blocks).
+const sampleWant = 64
+
+// indexSample returns entries of the file's data index as planning samples:
+// the root level, or the next level down when the root is coarse (see
+// hfile.Reader.IndexSample). In a single-level index they are the data
+// blocks; in a multi-level one they may be index blocks, whose offsets still
 // place their keys in the file.
-func rootIndex(r *hfile.Reader) ([]job.IndexEntry, error) {
-	root, err := r.RootIndex()
+func indexSample(r *hfile.Reader, want int) ([]job.IndexEntry, error) {
+	root, err := r.IndexSample(want)
 	if err != nil {
 		return nil, err
 	}

@@ -167,13 +167,16 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 			fast = len(spec.Task.Files) == 1
 		}
 		log.Info("task done", "seconds", time.Since(start).Seconds(), "input_bytes", bytes, "one_input", fast)
-	case lost(claim, err):
-		log.Warn("claim lost; task stopped without writing more", "err", err)
-	case ctx.Err() != nil:
+	case ctx.Err() != nil && !isLost(claim):
+		// Stopped from outside (the job paused or cancelled, the worker
+		// stopping): give the task back. If the claim was lost meanwhile
+		// the release is refused, which is all right.
 		if err := claim.Release(endCtx); err != nil && !errors.Is(err, registry.ErrLostClaim) {
 			log.Warn("release the task", "err", err)
 		}
 		log.Info("task interrupted; released with its checkpoint")
+	case lost(claim, err):
+		log.Warn("claim lost; task stopped without writing more", "err", err)
 	default:
 		log.Error("task failed", "err", err)
 		if err := claim.Fail(endCtx, err); err != nil {
@@ -185,17 +188,19 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 // Claim is the registry's claim; the alias keeps signatures short.
 type Claim = registry.Claim
 
-// lost reports whether err (or the claim's state) says the claim is gone.
-func lost(c *Claim, err error) bool {
-	if errors.Is(err, registry.ErrLostClaim) {
-		return true
-	}
+// isLost reports whether the registry has said the claim is gone.
+func isLost(c *Claim) bool {
 	select {
 	case <-c.Lost():
 		return true
 	default:
 		return false
 	}
+}
+
+// lost reports whether err (or the claim's state) says the claim is gone.
+func lost(c *Claim, err error) bool {
+	return errors.Is(err, registry.ErrLostClaim) || isLost(c)
 }
 
 // runClaimed runs a claimed task to its end, up to cfg.Attempts times.
@@ -303,7 +308,12 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		if err != nil {
 			return fmt.Errorf("task %s: advance checkpoint after %s: %w", id, describe(f), err)
 		}
-		if err := saveCheckpoint(ctx, claim, next); err != nil {
+		// A file that was loaded is recorded even if the task is being
+		// stopped (the job paused or cancelled): the claim still fences it.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		err = saveCheckpoint(sctx, claim, next)
+		cancel()
+		if err != nil {
 			return fmt.Errorf("task %s: save checkpoint after %s: %w", id, describe(f), err)
 		}
 		*cp = next
@@ -325,6 +335,9 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 func fenceLoad(ctx context.Context, claim *Claim, session time.Duration, path string) (context.Context, error) {
 	checked := time.Now()
 	ok, err := claim.Valid(ctx)
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // stopped, not lost: the caller releases the task
+	}
 	if err != nil || !ok {
 		return nil, fmt.Errorf("%w: before loading %s (valid=%v, err=%v)", registry.ErrLostClaim, path, ok, err)
 	}
