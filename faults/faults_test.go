@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/progress"
 	"rangecopy/testenv"
 )
 
@@ -382,13 +383,16 @@ func TestCancelJob(t *testing.T) {
 	r.startWorker("worker-a", 2, longSession)
 	r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
-	first := len(r.waitLoads(3))
+	// Cancel while a task is half done, so the report has to count files of
+	// a task that will not finish.
+	w, task := r.waitMidTask()
+	first := len(r.loads())
 	cctx, cancel := context.WithTimeout(ctx, cmdDeadline)
 	defer cancel()
 	if out, err := r.jobCmd(cctx, "cancel"); err != nil {
 		t.Fatalf("job cancel: %v (%s)", err, out)
 	}
-	t.Logf("cancelled job %s after %d files loaded", r.job, first)
+	t.Logf("cancelled job %s after %d files loaded, %s in the middle of task %s", r.job, first, w.name, task)
 	// A cancel ends once no task is held: the workers stop at once, so
 	// stepDeadline is plenty.
 	err := r.waitUpTo(stepDeadline)
@@ -422,6 +426,12 @@ func TestCancelJob(t *testing.T) {
 	if s.Report.FilesLoaded == 0 || s.Report.Cells == 0 {
 		t.Errorf("report of the cancelled job says nothing was copied: %+v", s.Report)
 	}
-	t.Logf("cancelled: %d/%d tasks done, report %d files (%s, %d cells); target holds %d cells in %d rows, all of the source",
-		s.Tasks.Done, s.Tasks.Total, s.Report.FilesLoaded, strings.TrimSpace(fmt.Sprint(s.Report.BytesLoaded)), s.Report.Cells, cells, rows)
+	half := map[string]bool{}
+	for _, p := range r.workers {
+		for _, t := range inFlight(t, p, r.job) {
+			half[t] = true
+		}
+	}
+	t.Logf("cancelled: %d/%d tasks done, %d stopped half-way; report %d files (%s, %d cells); target holds %d cells in %d rows, all of the source",
+		s.Tasks.Done, s.Tasks.Total, len(half), s.Report.FilesLoaded, progress.Bytes(s.Report.BytesLoaded), s.Report.Cells, cells, rows)
 }
