@@ -186,7 +186,8 @@ func (r *rig) workerLines(msg string, kv ...string) []logLine {
 // fileLoad is a worker's "file loaded" log line of the rig's job.
 type fileLoad struct {
 	worker, task, family, first, path string
-	at                                time.Time
+	at                                time.Time // when the line was logged
+	sent                              time.Time // when the load was sent, if the line says ("sent")
 }
 
 // key identifies the file's content: the same task, family and first row
@@ -208,8 +209,12 @@ func loadsOf(t *testing.T, w *proc, job string) []fileLoad {
 	t.Helper()
 	var out []fileLoad
 	for _, l := range w.find(t, "file loaded", "job", job) {
-		out = append(out, fileLoad{worker: l.attr("worker"), task: l.attr("task"), family: l.attr("family"),
-			first: l.attr("first"), path: l.attr("path"), at: l.Time})
+		fl := fileLoad{worker: l.attr("worker"), task: l.attr("task"), family: l.attr("family"),
+			first: l.attr("first"), path: l.attr("path"), at: l.Time}
+		if ts, err := time.Parse(time.RFC3339Nano, l.attr("sent")); err == nil {
+			fl.sent = ts
+		}
+		out = append(out, fl)
 	}
 	return out
 }
