@@ -54,14 +54,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
 
-	var task string
-	waitFor(t, stepDeadline, "worker-victim in the middle of a task", func() bool {
-		ts := inFlight(t, victim, r.job)
-		if len(ts) > 0 {
-			task = ts[0]
-		}
-		return task != ""
-	})
+	task, _ := r.stopMidTask(victim)
 	victim.kill(t, syscall.SIGKILL)
 	killed := time.Now()
 	before := len(loadsOf(t, victim, r.job))
@@ -320,16 +313,7 @@ func TestFrozenWorker(t *testing.T) {
 	other := r.startWorker("worker-b", 2, longSession)
 	r.submit(src, dst, copyFlags...)
 
-	var task string
-	waitFor(t, stepDeadline, "worker-frozen in the middle of a task", func() bool {
-		ts := inFlight(t, frozen, r.job)
-		if len(ts) > 0 {
-			task = ts[0]
-		}
-		return task != ""
-	})
-	frozen.kill(t, syscall.SIGSTOP)
-	frozenAt := time.Now()
+	task, frozenAt := r.stopMidTask(frozen)
 	waitFor(t, stepDeadline, "another worker owning task "+task, func() bool {
 		return len(other.find(t, "resuming task", "task", task)) > 0 || len(other.find(t, "task done", "task", task)) > 0
 	})

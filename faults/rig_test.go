@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/master"
 	"rangecopy/progress"
+	"rangecopy/registry"
 	"rangecopy/testenv"
 )
 
@@ -51,8 +53,62 @@ type rig struct {
 	workers []*proc
 	job     string
 
-	srcHBase *hbase.Client // opened by leftovers
-	tgtHDFS  *hdfs.Client  // opened by leftovers
+	srcHBase *hbase.Client      // opened by leftovers
+	tgtHDFS  *hdfs.Client       // opened by leftovers
+	reg      *registry.Registry // opened by registry
+}
+
+// registry opens (once) the rig's registry, to read task states.
+func (r *rig) registry() *registry.Registry {
+	r.t.Helper()
+	if r.reg == nil {
+		ctx, cancel := context.WithTimeout(r.t.Context(), cmdDeadline)
+		defer cancel()
+		reg, err := registry.Open(ctx, registry.Config{Servers: []string{r.zk}, Root: r.root})
+		if err != nil {
+			r.t.Fatalf("open the registry %s%s: %v", r.zk, r.root, err)
+		}
+		r.t.Cleanup(reg.Close)
+		r.reg = reg
+	}
+	return r.reg
+}
+
+// stopMidTask stops worker w (SIGSTOP) in the middle of a task: once it has
+// logged loading a file of a task it has not logged done, and the task is
+// still claimed once w is stopped (w may have finished it between the two).
+// It returns the task and when w was stopped, and leaves w stopped.
+func (r *rig) stopMidTask(w *proc) (string, time.Time) {
+	r.t.Helper()
+	tried := map[string]bool{}
+	var task string
+	var at time.Time
+	waitFor(r.t, stepDeadline, w.name+" stopped in the middle of a task", func() bool {
+		task = ""
+		for _, t := range inFlight(r.t, w, r.job) {
+			if !tried[t] {
+				task = t
+				break
+			}
+		}
+		if task == "" {
+			return false
+		}
+		w.kill(r.t, syscall.SIGSTOP)
+		at = time.Now()
+		st, err := r.registry().TaskStatus(r.t.Context(), r.job, task)
+		if err != nil {
+			r.t.Fatalf("status of task %s: %v", task, err)
+		}
+		if st == registry.StatusClaimed {
+			return true
+		}
+		r.t.Logf("task %s was %v when %s stopped, not in the middle; going on", task, st, w.name)
+		tried[task] = true
+		w.kill(r.t, syscall.SIGCONT)
+		return false
+	})
+	return task, at
 }
 
 // newRig returns a rig of the test's own (nothing started yet).
