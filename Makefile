@@ -3,7 +3,7 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build deps testenv-build testenv-up testenv-down testenv-status demo test vet fmt proto clean
+.PHONY: all build deps testenv-build testenv-up testenv-down testenv-status demo test bench vet fmt proto clean
 
 all: build
 
@@ -38,6 +38,13 @@ demo: deps testenv-up build
 ## test: install what is missing, start the clusters, vet, run every test with -race, stop the clusters
 test: deps
 	bash scripts/test.sh
+
+## bench: start the clusters if needed and measure rangecopy against the raw HDFS copy,
+## ExportSnapshot, CopyTable and scan+put on a SIZE table (default 2GiB) in one run;
+## writes bench/results/ and the table in docs/benchmarks.md (BENCH_FLAGS: more flags)
+SIZE ?= 2GiB
+bench: build
+	SIZE=$(SIZE) bash scripts/bench.sh
 
 vet:
 	go vet ./...

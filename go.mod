@@ -1,12 +1,13 @@
 module rangecopy
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/colinmarc/hdfs/v2 v2.4.0
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/klauspost/compress v1.18.0
 	github.com/pierrec/lz4/v4 v4.1.22
+	golang.org/x/image v0.45.0
 	google.golang.org/protobuf v1.36.12
 )
 

@@ -367,21 +367,28 @@ func (r *run) run(ctx context.Context) (progress.Report, error) {
 	return r.execute(ctx, j, rec, rep)
 }
 
-// create makes sure of the target table and registers the job.
-func (r *run) create(ctx context.Context, id string) (registry.Job, error) {
+// ensureTable makes sure of the target table: there, or created pre-split
+// at the source's region boundaries in the range when the job may create it.
+func (r *run) ensureTable(ctx context.Context) error {
 	o := r.o
 	var starts [][]byte
 	for _, reg := range r.srcRegions {
 		starts = append(starts, reg.StartKey)
 	}
-	created, err := bulkload.EnsureTable(ctx, r.tgt, *r.srcDesc, o.Spec.Target(),
-		bulkload.SplitKeys(starts, o.Spec.Rows.Start, o.Spec.Rows.End), o.CreateTable)
+	splits := bulkload.SplitKeys(starts, o.Spec.Rows.Start, o.Spec.Rows.End)
+	created, err := bulkload.EnsureTable(ctx, r.tgt, *r.srcDesc, o.Spec.Target(), splits, o.CreateTable)
 	if err != nil {
-		return registry.Job{}, err
+		return err
 	}
 	if created {
-		r.log.Info("created the target table", "table", o.Spec.Target(), "regions", len(bulkload.SplitKeys(starts, o.Spec.Rows.Start, o.Spec.Rows.End))+1)
+		r.log.Info("created the target table", "table", o.Spec.Target(), "regions", len(splits)+1)
 	}
+	return nil
+}
+
+// create registers the job; the target table is made sure of while the
+// source is pinned (plan), or by Submit before.
+func (r *run) create(ctx context.Context, id string) (registry.Job, error) {
 	// A new name for every run of the job, so that a snapshot kept from an
 	// earlier run of the same copy is never taken for this one's.
 	snap := fmt.Sprintf("%s-%d", SnapshotName(id), time.Now().UnixMilli())
@@ -489,7 +496,14 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *pro
 			return j, fmt.Errorf("job %s: %w", j.ID, err)
 		}
 	}
+	// The target table is created while the snapshot is taken: both take
+	// seconds (a flush of every region, a table's regions coming online).
+	tableErr := make(chan error, 1)
+	go func() { tableErr <- r.ensureTable(ctx) }()
 	p, err := r.pin(ctx, rec.Snapshot)
+	if terr := <-tableErr; err == nil && terr != nil {
+		err = terr
+	}
 	if err != nil {
 		return j, err
 	}

@@ -40,6 +40,11 @@ func Submit(ctx context.Context, o Options) (id string, existing bool, err error
 			return id, false, fmt.Errorf("job %s: remove the ended run: %w", id, err)
 		}
 	}
+	// The table first, so that the submitter hears of a table that cannot
+	// be created.
+	if err := r.ensureTable(ctx); err != nil {
+		return id, false, err
+	}
 	if _, err := r.create(ctx, id); err != nil {
 		return id, false, err
 	}

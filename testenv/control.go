@@ -291,3 +291,26 @@ func (c *Cluster) RunTool(ctx context.Context, class string, args []string, clas
 	err := c.ctl.do(ctx, "tool", c.Name, map[string]any{"class": class, "args": args, "classpath": classpath}, &r)
 	return r, err
 }
+
+// CPUTimes is CPU time spent so far in the harness JVM, as CPU reports it.
+type CPUTimes struct {
+	// RegionServerCPUNanos is the CPU time of the live threads that carry
+	// one of this cluster's region servers' RPC ports in their names (RPC
+	// handlers, the server thread and its executors, chores); Netty event
+	// loops, memstore flushers and HDFS threads are not attributable and
+	// not counted.
+	RegionServerCPUNanos int64 `json:"regionServerCpuNanos"`
+	// RegionServerThreads is how many threads RegionServerCPUNanos sums.
+	RegionServerThreads int `json:"regionServerThreads"`
+	// ProcessCPUNanos is the CPU time of the whole harness JVM (both
+	// clusters and any tool running in it); -1 when the JVM cannot say.
+	ProcessCPUNanos int64 `json:"processCpuNanos"`
+}
+
+// CPU reports the CPU time spent so far by this cluster's region servers and
+// by the whole harness JVM. Differences of two calls measure an interval.
+func (c *Cluster) CPU(ctx context.Context) (CPUTimes, error) {
+	var r CPUTimes
+	err := c.ctl.do(ctx, "cpu", c.Name, nil, &r)
+	return r, err
+}

@@ -57,3 +57,24 @@ func MovedPaths(rootDir, p string) []string {
 	}
 	return snapshot.Locations(root, parts[0], parts[1], parts[2], parts[3], parts[4])[1:]
 }
+
+// FileChecksum implements Checksummer when the wrapped Opener does, for the
+// file where Open would find it; otherwise it fails, and a caller verifies
+// some other way.
+func (a ArchiveFallback) FileChecksum(ctx context.Context, p string) (FileChecksum, error) {
+	c, ok := a.Opener.(Checksummer)
+	if !ok {
+		return FileChecksum{}, fmt.Errorf("checksum %s: %T cannot checksum files", p, a.Opener)
+	}
+	sum, err := c.FileChecksum(ctx, p)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return sum, err
+	}
+	for _, alt := range MovedPaths(a.RootDir, p) {
+		sum, err2 := c.FileChecksum(ctx, alt)
+		if err2 == nil || !errors.Is(err2, fs.ErrNotExist) {
+			return sum, err2
+		}
+	}
+	return FileChecksum{}, err
+}

@@ -3,10 +3,12 @@ package worker
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rangecopy/hfile"
@@ -168,5 +170,110 @@ func TestFastPathCorruptCopy(t *testing.T) {
 	c2 := run(t, task, Options{})
 	if f := c2.dataFiles(); len(f) != 1 || !f[0].FastPath {
 		t.Fatalf("clean run: %+v", f)
+	}
+}
+
+// sumFS is a LocalFS that checksums files where they are (a SHA-256 of the
+// contents, with a block size), as HDFS does, and counts read-backs of
+// temporary copies. With corrupt, it flips a byte of every file it creates.
+type sumFS struct {
+	LocalFS
+	blockSize int64
+	corrupt   bool
+	created   map[string]int64 // path -> block size asked for
+	readBacks *int
+}
+
+func newSumFS(blockSize int64, corrupt bool) *sumFS {
+	return &sumFS{blockSize: blockSize, corrupt: corrupt, created: map[string]int64{}, readBacks: new(int)}
+}
+
+func (s *sumFS) FileChecksum(_ context.Context, p string) (FileChecksum, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return FileChecksum{}, err
+	}
+	bs := s.blockSize
+	if v, ok := s.created[p]; ok {
+		bs = v
+	}
+	h := sha256.Sum256(b)
+	return FileChecksum{BlockSize: bs, Sum: h[:]}, nil
+}
+
+func (s *sumFS) CreateBlockSize(ctx context.Context, p string, blockSize int64) (io.WriteCloser, error) {
+	s.created[p] = blockSize
+	return s.Create(ctx, p)
+}
+
+func (s *sumFS) Create(ctx context.Context, p string) (io.WriteCloser, error) {
+	w, err := s.LocalFS.Create(ctx, p)
+	if err != nil || !s.corrupt {
+		return w, err
+	}
+	return &flipper{WriteCloser: w}, nil
+}
+
+func (s *sumFS) Open(ctx context.Context, p string) (File, int64, error) {
+	if strings.HasSuffix(p, ".tmp") {
+		*s.readBacks++
+	}
+	return s.LocalFS.Open(ctx, p)
+}
+
+// TestFastPathChecksumVerify: when source and target checksum files where
+// they are, a fast-path copy takes its source's block size and is verified
+// by comparing checksums, without reading it back; a copy whose checksum
+// differs is read back, and a corrupt one is still refused.
+func TestFastPathChecksumVerify(t *testing.T) {
+	dir := t.TempDir()
+	p := writeHFile(t, dir, "in", hfile.WriterOptions{}, manyRows(5))
+	task := baseTask(t, input(p))
+
+	src, dst := newSumFS(64<<20, false), newSumFS(128<<20, false)
+	c := &collector{}
+	// The source as production wraps it: ArchiveFallback passes checksums on.
+	source := ArchiveFallback{Opener: src, RootDir: "/hbase"}
+	if err := Run(t.Context(), task, Options{Source: source, Target: dst}, c.emit); err != nil {
+		t.Fatal(err)
+	}
+	files := c.dataFiles()
+	if len(files) != 1 || !files[0].FastPath {
+		t.Fatalf("emitted %+v, want one fast-path file", files)
+	}
+	if *dst.readBacks != 0 {
+		t.Errorf("copy read back %d times though the checksums agree", *dst.readBacks)
+	}
+	for name, bs := range dst.created {
+		if bs != 64<<20 {
+			t.Errorf("%s created with block size %d, want the source's %d", name, bs, 64<<20)
+		}
+	}
+	a, _ := os.ReadFile(p)
+	b, _ := os.ReadFile(files[0].Path)
+	if !bytes.Equal(a, b) {
+		t.Fatal("fast copy differs from its source")
+	}
+
+	// A corrupt copy: the checksums differ, the read-back confirms it.
+	task2 := baseTask(t, input(p))
+	bad := newSumFS(64<<20, true)
+	err := Run(t.Context(), task2, Options{Source: src, Target: bad}, (&collector{}).emit)
+	if !errors.Is(err, ErrCopyMismatch) {
+		t.Fatalf("corrupt copy: Run = %v, want ErrCopyMismatch", err)
+	}
+	if *bad.readBacks != 1 {
+		t.Errorf("corrupt copy read back %d times, want 1", *bad.readBacks)
+	}
+	// A source without checksums (here behind ArchiveFallback): the copy
+	// is read back, as before.
+	task3 := baseTask(t, input(p))
+	dst3 := newSumFS(64<<20, false)
+	c3 := &collector{}
+	if err := Run(t.Context(), task3, Options{Source: ArchiveFallback{Opener: LocalFS{}}, Target: dst3}, c3.emit); err != nil {
+		t.Fatal(err)
+	}
+	if f := c3.dataFiles(); len(f) != 1 || !f[0].FastPath || *dst3.readBacks != 1 {
+		t.Fatalf("without source checksums: %+v, %d read-backs, want one fast file read back once", f, *dst3.readBacks)
 	}
 }

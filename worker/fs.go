@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -112,6 +113,40 @@ func (w *hdfsWriter) Close() error {
 		retries = 12
 	}
 	return bulkload.CloseFileAttempts(w.ctx, w.w, w.name, retries+1)
+}
+
+// CreateBlockSize implements Checksummer: Create with the given block size
+// and the cluster's default replication.
+func (h HDFS) CreateBlockSize(ctx context.Context, p string, blockSize int64) (io.WriteCloser, error) {
+	defaults, err := h.Client.ServerDefaults()
+	if err != nil {
+		return nil, err
+	}
+	w, err := h.Client.CreateFile(p, defaults.Replication, blockSize, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &hdfsWriter{ctx: ctx, w: w, name: p, retries: h.CloseRetries}, nil
+}
+
+// FileChecksum implements Checksummer with HDFS's MD5-of-MD5-of-CRC32C file
+// checksum, which the DataNodes compute from the CRCs stored beside each
+// block: no data is read.
+func (h HDFS) FileChecksum(_ context.Context, p string) (FileChecksum, error) {
+	f, err := h.Client.Open(p)
+	if err != nil {
+		return FileChecksum{}, err
+	}
+	defer f.Close()
+	st, ok := f.Stat().Sys().(*hdfs.FileStatus)
+	if !ok {
+		return FileChecksum{}, fmt.Errorf("checksum %s: no HDFS file status", p)
+	}
+	sum, err := f.Checksum()
+	if err != nil {
+		return FileChecksum{}, fmt.Errorf("checksum %s: %w", p, err)
+	}
+	return FileChecksum{BlockSize: int64(st.GetBlocksize()), Sum: sum}, nil
 }
 
 // Rename implements Creator. HDFS's rename replaces an existing target; the

@@ -107,12 +107,32 @@ func tempName(final string) string {
 }
 
 // copyVerified copies size bytes of src to a new file at final on the
-// target, byte for byte, through a temporary name. A CRC-32C is computed
-// while streaming and compared with the one of the target file read back;
-// only a matching copy is renamed to final. Source reads pass the limiter.
-func copyVerified(ctx context.Context, src io.ReaderAt, size int64, srcName string, target Creator, final string, readAhead int, lim Limiter, ctr *Counters) error {
+// target, byte for byte, through a temporary name, and renames it to final
+// only once the copy is proven equal to its source. When source and target
+// both checksum files where they are stored (Checksummer, BlockSizeCreator),
+// the copy is made
+// with the source's block size and the two file checksums are compared;
+// otherwise, or when they differ, a CRC-32C computed while streaming is
+// compared with the one of the target file read back. Source reads pass the
+// limiter.
+func copyVerified(ctx context.Context, src io.ReaderAt, size int64, srcName string, source Opener, target Creator, final string, readAhead int, lim Limiter, ctr *Counters) error {
 	tmp := tempName(final)
-	w, err := target.Create(ctx, tmp)
+	srcSums, _ := source.(Checksummer)
+	dstSums, _ := target.(BlockSizeCreator)
+	var srcSum FileChecksum
+	var w io.WriteCloser
+	var err error
+	if srcSums != nil && dstSums != nil {
+		if srcSum, err = srcSums.FileChecksum(ctx, srcName); err != nil {
+			srcSums = nil // fall back to reading the copy back
+		}
+	}
+	if srcSums != nil && dstSums != nil && srcSum.BlockSize > 0 {
+		w, err = dstSums.CreateBlockSize(ctx, tmp, srcSum.BlockSize)
+	} else {
+		srcSums = nil
+		w, err = target.Create(ctx, tmp)
+	}
 	if err != nil {
 		return fmt.Errorf("create %s: %w", tmp, err)
 	}
@@ -149,8 +169,15 @@ func copyVerified(ctx context.Context, src io.ReaderAt, size int64, srcName stri
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp, err)
 	}
-	if err := verifyCopy(ctx, target, tmp, size, sum.Sum32(), buf); err != nil {
-		return fmt.Errorf("copy of %s: %w", srcName, err)
+	verified := false
+	if srcSums != nil {
+		dstSum, err := dstSums.FileChecksum(ctx, tmp)
+		verified = err == nil && dstSum.BlockSize == srcSum.BlockSize && len(srcSum.Sum) > 0 && bytes.Equal(dstSum.Sum, srcSum.Sum)
+	}
+	if !verified {
+		if err := verifyCopy(ctx, target, tmp, size, sum.Sum32(), buf); err != nil {
+			return fmt.Errorf("copy of %s: %w", srcName, err)
+		}
 	}
 	if err := target.Rename(ctx, tmp, final); err != nil {
 		return fmt.Errorf("rename %s to %s: %w", tmp, final, err)

@@ -485,7 +485,7 @@ func (o *outputs) copyFast(ctx context.Context) error {
 		return err
 	}
 	final := path.Join(o.dir, name)
-	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Target, final, o.fr.o.ReadAhead, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
+	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Source, o.fr.o.Target, final, o.fr.o.ReadAhead, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
 		return err
 	}
 	r := regionFor(o.fr.t.Regions, op.facts.FirstRow)

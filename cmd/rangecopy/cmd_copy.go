@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,7 @@ type copyFlags struct {
 	verbose                                bool
 	detach                                 bool
 	retries                                int
+	cpuProfile                             string
 }
 
 func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
@@ -90,6 +92,7 @@ func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
 	fs.BoolVar(&f.verbose, "v", false, "log every task and file")
 	fs.BoolVar(&f.detach, "detach", false, "register the job for the running masters and workers, print its id and exit")
 	fs.IntVar(&f.retries, "retries", 0, "with --detach: resets of a failed task before the job pauses (default 3)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file, for performance work")
 	return fs
 }
 
@@ -117,6 +120,17 @@ func runCopyCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if f.retries != 0 {
 		return fmt.Errorf("%w: --retries goes with --detach (a rangecopy copy process tries each task 3 times; run it again to retry)", errUsage)
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("%w: --cpuprofile: %v", errUsage, err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("--cpuprofile %s: %w", f.cpuProfile, err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	return runCopy(ctx, opts, f.jsonOut, stdout, stderr)
 }

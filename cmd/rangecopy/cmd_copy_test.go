@@ -169,3 +169,17 @@ func TestIsTerminal(t *testing.T) {
 		t.Error("a regular file is taken for a terminal")
 	}
 }
+
+// TestCopyCPUProfileBadPath: a --cpuprofile that cannot be created is a usage
+// error naming the flag, found before any cluster is contacted.
+func TestCopyCPUProfileBadPath(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := runCopyCommand(t.Context(), []string{
+		"--source", "127.0.0.1:1:/hbase", "--source-hdfs", "hdfs://127.0.0.1:1/hbase",
+		"--target", "127.0.0.1:2:/hbase", "--target-hdfs", "hdfs://127.0.0.1:2/hbase",
+		"--table", "t", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.pprof"),
+	}, &out, &errOut)
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--cpuprofile") {
+		t.Fatalf("err = %v, want a usage error naming --cpuprofile", err)
+	}
+}

@@ -62,6 +62,7 @@ final class Control {
     ops.put("snapshot/delete", o::deleteSnapshot);
     ops.put("snapshot/clone", o::cloneSnapshot);
     ops.put("tool", new Tools()::run);
+    ops.put("cpu", new Cpu()::cpu);
   }
 
   void start() throws IOException {

@@ -1,0 +1,100 @@
+package bench
+
+import "fmt"
+
+// Status says whether an aim was met.
+type Status int
+
+// The statuses of an aim.
+const (
+	NotMeasured Status = iota
+	Met
+	Missed
+)
+
+// String returns the status for people.
+func (s Status) String() string {
+	switch s {
+	case Met:
+		return "met"
+	case Missed:
+		return "missed"
+	}
+	return "not measured"
+}
+
+// Aim is one of issue #7's aims with the figure measured for it.
+type Aim struct {
+	// Name says what is compared; Want the aim, as people write it.
+	Name string
+	Want string
+	// Value is the measured figure (a ratio), Got its rendering.
+	Value  float64
+	Got    string
+	Status Status
+}
+
+// Speedup is how many times faster a finished in than b did: b's wall time
+// over a's. Zero when either is missing, failed or took no time.
+func Speedup(a, b Result) float64 {
+	if a.Error != "" || b.Error != "" || a.Seconds <= 0 || b.Seconds <= 0 {
+		return 0
+	}
+	return b.Seconds / a.Seconds
+}
+
+// Aims evaluates the issue's aims on a run.
+func Aims(r *Run) []Aim {
+	get := func(m Method) (Result, bool) {
+		x, ok := r.Result(m)
+		return x, ok && x.Error == ""
+	}
+	var out []Aim
+	atLeast := func(name, want string, a, b Method, min float64) {
+		aim := Aim{Name: name, Want: want}
+		x, okA := get(a)
+		y, okB := get(b)
+		if okA && okB {
+			aim.Value = Speedup(x, y)
+			aim.Got = fmt.Sprintf("%.2f×", aim.Value)
+			aim.Status = statusOf(aim.Value >= min)
+		}
+		out = append(out, aim)
+	}
+	atLeast("rangecopy whole table vs the raw HDFS copy (wall time)", "≥ 0.85×", RangecopyFull, RawHDFS, 0.85)
+	atLeast("rangecopy whole table vs ExportSnapshot + clone", "≥ 1.0×", RangecopyFull, ExportSnapshot, 1.0)
+	atLeast("rangecopy whole table vs CopyTable", "≥ 10×", RangecopyFull, CopyTable, 10)
+	atLeast("rangecopy 10% key range vs ExportSnapshot of the whole table", "≥ 5×", RangecopyRange, ExportSnapshot, 5)
+	atLeast("rangecopy newest 1% (incremental) vs rangecopy whole table", "≥ 20×", RangecopyIncremental, RangecopyFull, 20)
+
+	p99 := Aim{Name: "source Get p99 during rangecopy whole table vs idle", Want: "≤ 1.2×"}
+	if x, ok := get(RangecopyFull); ok && r.Idle.P99 > 0 && x.Latency.Count > 0 {
+		p99.Value = x.Latency.P99 / r.Idle.P99
+		p99.Got = fmt.Sprintf("%.2f× (%.1f ms vs %.1f ms)", p99.Value, x.Latency.P99, r.Idle.P99)
+		p99.Status = statusOf(p99.Value <= 1.2)
+	}
+	out = append(out, p99)
+
+	bw := Aim{Name: "rangecopy --bandwidth: measured rate vs the limit", Want: "within ±10%"}
+	if x, ok := get(RangecopyBandwidth); ok && x.BandwidthLimit > 0 && x.Seconds > 0 {
+		// The job's own time, when known: the limit governs the copy,
+		// not the process start.
+		secs := x.Seconds
+		if x.CopySeconds > 0 {
+			secs = x.CopySeconds
+		}
+		rate := float64(x.Bytes) / secs
+		bw.Value = rate / x.BandwidthLimit
+		bw.Got = fmt.Sprintf("%.2f× (%.1f MB/s under a %.1f MB/s limit)", bw.Value, rate/1e6, x.BandwidthLimit/1e6)
+		bw.Status = statusOf(bw.Value >= 0.9 && bw.Value <= 1.1)
+	}
+	out = append(out, bw)
+	return out
+}
+
+func statusOf(ok bool) Status {
+	if ok {
+		return Met
+	}
+	return Missed
+}

@@ -1,0 +1,259 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sync"
+	"sync/atomic"
+
+	"github.com/colinmarc/hdfs/v2"
+
+	"rangecopy/bulkload"
+	"rangecopy/hbase"
+)
+
+// The copiers below run in a child process of the benchmark (bench/cmd/bench
+// "child" mode), so that their peak RSS is their own and the Get workload in
+// the parent does not share their heap or CPU accounting. A child reads its
+// spec as JSON on stdin and writes a ChildResult as JSON on stdout.
+
+// RawFile is one file for the raw copier.
+type RawFile struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+}
+
+// RawCopySpec asks for a byte copy of Files from one HDFS to another: the
+// raw limit of moving a snapshot's bytes.
+type RawCopySpec struct {
+	SourceNameNode string    `json:"sourceNameNode"`
+	TargetNameNode string    `json:"targetNameNode"`
+	User           string    `json:"user"`
+	Files          []RawFile `json:"files"`
+	// TargetDir receives the files, named by their index.
+	TargetDir string `json:"targetDir"`
+	Parallel  int    `json:"parallel"`
+}
+
+// ScanPutSpec asks for a cell-by-cell copy of a table through our hbase
+// client: scan the source range by range, put the cells (same timestamps)
+// into the target in batches.
+type ScanPutSpec struct {
+	SourceZK    []string `json:"sourceZk"`
+	SourceZNode string   `json:"sourceZnode"`
+	TargetZK    []string `json:"targetZk"`
+	TargetZNode string   `json:"targetZnode"`
+	Table       string   `json:"table"`
+	TargetTable string   `json:"targetTable"`
+	// Ranges are scanned in parallel, Parallel at once (the source
+	// regions' boundaries).
+	Ranges   []KeyRange `json:"ranges"`
+	Parallel int        `json:"parallel"`
+	// BatchBytes is how many value bytes one Apply carries.
+	BatchBytes int `json:"batchBytes"`
+}
+
+// KeyRange is [Start, Stop); nil ends are the table's ends.
+type KeyRange struct {
+	Start []byte `json:"start"`
+	Stop  []byte `json:"stop"`
+}
+
+// ChildResult is what a child copier reports.
+type ChildResult struct {
+	Bytes int64 `json:"bytes"`
+	Cells int64 `json:"cells"`
+	Files int   `json:"files"`
+}
+
+// RunChild runs the child copier named kind ("raw-copy" or "scan-put") with
+// the spec read from in, and writes its ChildResult to out.
+func RunChild(ctx context.Context, kind string, in io.Reader, out io.Writer) error {
+	var res ChildResult
+	var err error
+	switch kind {
+	case "raw-copy":
+		var s RawCopySpec
+		if err := json.NewDecoder(in).Decode(&s); err != nil {
+			return fmt.Errorf("child %s: decode spec: %w", kind, err)
+		}
+		res, err = RawCopy(ctx, s)
+	case "scan-put":
+		var s ScanPutSpec
+		if err := json.NewDecoder(in).Decode(&s); err != nil {
+			return fmt.Errorf("child %s: decode spec: %w", kind, err)
+		}
+		res, err = ScanPutCopy(ctx, s)
+	default:
+		return fmt.Errorf("child: unknown copier %q (known: raw-copy, scan-put)", kind)
+	}
+	if err != nil {
+		return err
+	}
+	if err := json.NewEncoder(out).Encode(res); err != nil {
+		return fmt.Errorf("child %s: write result: %w", kind, err)
+	}
+	return nil
+}
+
+// RawCopy copies the spec's files byte for byte, Parallel at once, each
+// through one 4 MiB buffer: what any HDFS-to-HDFS copier (distcp,
+// ExportSnapshot's mappers) must at least spend.
+func RawCopy(ctx context.Context, s RawCopySpec) (ChildResult, error) {
+	src, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{s.SourceNameNode}, User: s.User})
+	if err != nil {
+		return ChildResult{}, fmt.Errorf("raw copy: connect to source NameNode %s: %w", s.SourceNameNode, err)
+	}
+	defer src.Close()
+	// The client fetches the server defaults lazily and without a lock on
+	// its first block read; fetch them now, before the copies race to.
+	if _, err := src.ServerDefaults(); err != nil {
+		return ChildResult{}, fmt.Errorf("raw copy: source server defaults: %w", err)
+	}
+	dst, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{s.TargetNameNode}, User: s.User})
+	if err != nil {
+		return ChildResult{}, fmt.Errorf("raw copy: connect to target NameNode %s: %w", s.TargetNameNode, err)
+	}
+	defer dst.Close()
+	if err := dst.MkdirAll(s.TargetDir, 0o755); err != nil {
+		return ChildResult{}, fmt.Errorf("raw copy: create %s: %w", s.TargetDir, err)
+	}
+	defaults, err := dst.ServerDefaults()
+	if err != nil {
+		return ChildResult{}, fmt.Errorf("raw copy: target server defaults: %w", err)
+	}
+	var copied atomic.Int64
+	err = parallel(ctx, len(s.Files), max(s.Parallel, 1), func(ctx context.Context, i int) error {
+		f := s.Files[i]
+		r, err := src.Open(f.Path)
+		if err != nil {
+			return fmt.Errorf("raw copy: open %s: %w", f.Path, err)
+		}
+		defer r.Close()
+		name := path.Join(s.TargetDir, fmt.Sprintf("%06d", i))
+		w, err := dst.CreateFile(name, defaults.Replication, defaults.BlockSize, 0o644)
+		if err != nil {
+			return fmt.Errorf("raw copy: create %s: %w", name, err)
+		}
+		n, err := io.CopyBuffer(w, r, make([]byte, 4<<20))
+		if err != nil {
+			w.Close()
+			return fmt.Errorf("raw copy: %s to %s: %w", f.Path, name, err)
+		}
+		if n != f.Size {
+			w.Close()
+			return fmt.Errorf("raw copy: %s: copied %d bytes, the snapshot says %d", f.Path, n, f.Size)
+		}
+		if err := bulkload.CloseFile(ctx, w, name); err != nil {
+			return fmt.Errorf("raw copy: %w", err)
+		}
+		copied.Add(n)
+		return nil
+	})
+	return ChildResult{Bytes: copied.Load(), Files: len(s.Files)}, err
+}
+
+// ScanPutCopy copies a table cell by cell through our hbase client.
+func ScanPutCopy(ctx context.Context, s ScanPutSpec) (ChildResult, error) {
+	src, err := hbase.Dial(ctx, hbase.Config{ZKQuorum: s.SourceZK, ZNodeParent: s.SourceZNode})
+	if err != nil {
+		return ChildResult{}, fmt.Errorf("scan+put: connect to source: %w", err)
+	}
+	defer src.Close()
+	dst, err := hbase.Dial(ctx, hbase.Config{ZKQuorum: s.TargetZK, ZNodeParent: s.TargetZNode})
+	if err != nil {
+		return ChildResult{}, fmt.Errorf("scan+put: connect to target: %w", err)
+	}
+	defer dst.Close()
+	batch := s.BatchBytes
+	if batch <= 0 {
+		batch = 4 << 20
+	}
+	var bytes, cells atomic.Int64
+	err = parallel(ctx, len(s.Ranges), max(s.Parallel, 1), func(ctx context.Context, i int) error {
+		kr := s.Ranges[i]
+		sc := src.Scan(s.Table, hbase.Scan{StartRow: kr.Start, StopRow: kr.Stop, Caching: 500, NoCacheBlocks: true})
+		var muts []*hbase.Mutation
+		size := 0
+		flush := func() error {
+			if len(muts) == 0 {
+				return nil
+			}
+			if err := dst.Apply(ctx, s.TargetTable, muts); err != nil {
+				return fmt.Errorf("scan+put: put %d rows into %s: %w", len(muts), s.TargetTable, err)
+			}
+			muts, size = muts[:0], 0
+			return nil
+		}
+		for sc.Next(ctx) {
+			res := sc.Result()
+			m := hbase.NewPut(append([]byte(nil), res.Row...))
+			for _, c := range res.Cells {
+				m.Add(append([]byte(nil), c.Family...), append([]byte(nil), c.Qualifier...), c.Timestamp, append([]byte(nil), c.Value...))
+				n := len(c.Row) + len(c.Family) + len(c.Qualifier) + len(c.Value) + 9
+				size += n
+				bytes.Add(int64(n))
+				cells.Add(1)
+			}
+			muts = append(muts, m)
+			if size >= batch {
+				if err := flush(); err != nil {
+					sc.Close(ctx)
+					return err
+				}
+			}
+		}
+		if err := sc.Err(); err != nil {
+			sc.Close(ctx)
+			return fmt.Errorf("scan+put: scan %s [%q, %q): %w", s.Table, kr.Start, kr.Stop, err)
+		}
+		if err := sc.Close(ctx); err != nil {
+			return fmt.Errorf("scan+put: close scanner of %s: %w", s.Table, err)
+		}
+		return flush()
+	})
+	return ChildResult{Bytes: bytes.Load(), Cells: cells.Load()}, err
+}
+
+// parallel runs do(0..n-1), at most k at once, and returns the first error
+// (cancelling the rest).
+func parallel(ctx context.Context, n, k int, do func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, k)
+	var errs []error
+	var mu sync.Mutex
+	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := do(ctx, i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				cancel(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
