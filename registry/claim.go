@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -25,6 +26,9 @@ type Claim struct {
 
 	mu    sync.Mutex
 	ended bool // released or finished
+	// ending is set before the transaction that releases or finishes the
+	// claim: the claim node's deletion is then no news to log.
+	ending atomic.Bool
 }
 
 // Job, Task, Worker, Spec, Session and Epoch describe the claim.
@@ -46,7 +50,7 @@ func (c *Claim) Lost() <-chan struct{} { return c.lost }
 // watch closes c.lost when the claim is lost or ended.
 func (c *Claim) watch(sessionLost <-chan struct{}) {
 	defer close(c.lost)
-	if why := c.r.holdNode(c.r.p.claim(c.job, c.task), c.session, sessionLost, c.stop); why != "" {
+	if why := c.r.holdNode(c.r.p.claim(c.job, c.task), c.session, sessionLost, c.stop); why != "" && !(why == "node deleted" && c.ending.Load()) {
 		c.r.log.Warn("claim lost", "job", c.job, "task", c.task, "why", why)
 	}
 }
@@ -225,6 +229,7 @@ func (c *Claim) finish(ctx context.Context, res Result) error {
 	}
 	// Moving the task's version as well closes the race with a claimer that
 	// read "no result" before this transaction.
+	c.ending.Store(true)
 	i, err := multiErr(c.r.conn.Multi(
 		&zk.SetDataRequest{Path: c.r.p.task(c.job, c.task), Data: c.spec, Version: c.epoch},
 		&zk.DeleteRequest{Path: c.r.p.claim(c.job, c.task), Version: 0},
@@ -266,6 +271,7 @@ func (c *Claim) Release(ctx context.Context) error {
 	if err := c.usable(ctx, "release"); err != nil {
 		return err
 	}
+	c.ending.Store(true)
 	i, err := multiErr(c.r.conn.Multi(
 		&zk.CheckVersionRequest{Path: c.r.p.task(c.job, c.task), Version: c.epoch},
 		&zk.DeleteRequest{Path: c.r.p.claim(c.job, c.task), Version: 0},

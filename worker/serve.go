@@ -294,15 +294,19 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 	emit := func(ctx context.Context, f OutputFile) error {
 		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
 		if !f.Last {
+			var sent time.Time // when the (last) load request was let out
 			fence := func(ctx context.Context) (context.Context, error) {
-				return fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
+				fctx, err := fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
+				sent = time.Now()
+				return fctx, err
 			}
 			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Fence: fence}); err != nil {
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
 			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
 			cfg.Logger.Info("file loaded", "job", cfg.Job, "task", id, "family", f.Family,
-				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes, "worker", cfg.Worker)
+				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes, "worker", cfg.Worker,
+				"sent", sent.UTC().Format(time.RFC3339Nano))
 		}
 		next, err := cp.Advance(spec.Task.Rows.End, l)
 		if err != nil {
