@@ -311,8 +311,10 @@ func cut(rows KeyRange, files []StoreFile, target int64) []KeyRange {
 
 // FastPathCandidate reports whether input f of the task may be copied byte
 // for byte rather than decoded: it lies wholly inside the task's rows and
-// the time range, and no other input of its family in the task overlaps its
-// rows. The target's regions decide at run time.
+// the time range, and every other input of its family in the task that
+// overlaps its rows holds none of its timestamps (two such files cannot hold
+// the same key). The target's regions, and whether the overlapping inputs
+// are copied too, decide at run time.
 func (t Task) FastPathCandidate(f StoreFile, times TimeRange) bool {
 	if f.FirstRow == nil || f.LastRow == nil || !t.Rows.Contains(f.FirstRow) || !t.Rows.Contains(f.LastRow) ||
 		!f.HasTime || !times.Covers(f.MinTime, f.MaxTime) {
@@ -322,8 +324,10 @@ func (t Task) FastPathCandidate(f StoreFile, times TimeRange) bool {
 		if g.Family != f.Family || g.Name == f.Name {
 			continue
 		}
-		if g.FirstRow == nil || g.LastRow == nil ||
-			bytes.Compare(g.FirstRow, f.LastRow) <= 0 && bytes.Compare(f.FirstRow, g.LastRow) <= 0 {
+		overlaps := g.FirstRow == nil || g.LastRow == nil ||
+			bytes.Compare(g.FirstRow, f.LastRow) <= 0 && bytes.Compare(f.FirstRow, g.LastRow) <= 0
+		apart := g.HasTime && (g.MaxTime < f.MinTime || f.MaxTime < g.MinTime)
+		if overlaps && !apart {
 			return false
 		}
 	}

@@ -33,7 +33,8 @@ const (
 	FastPathTime
 	// FastPathRegions: the file's rows are not inside one target region.
 	FastPathRegions
-	// FastPathOverlap: another input of the family shares a row with it.
+	// FastPathOverlap: another input of the family shares a row with it,
+	// and is decoded or holds timestamps of its time range.
 	FastPathOverlap
 )
 
@@ -73,9 +74,55 @@ type fileFacts struct {
 
 // fastPathDecision decides whether input i of a family (facts[i]) may be
 // copied byte for byte. regions are the target's regions in key order;
-// resume is the row the family's reading starts at.
+// resume is the row the family's reading starts at. See fastPathDecisions.
 func fastPathDecision(facts []fileFacts, i int, task job.KeyRange, resume []byte, times job.TimeRange, regions []job.Region) FastPathRule {
-	f := facts[i]
+	return fastPathDecisions(facts, task, resume, times, regions)[i]
+}
+
+// fastPathDecisions decides for every input of a family whether it may be
+// copied byte for byte: the file lies wholly inside the task, above the
+// resume row, inside the job's time range and inside one target region; and
+// every other input that shares a row with it is copied byte for byte too
+// and holds no timestamp of its time range. Two such files cannot hold the
+// same key (row, column, timestamp, type), so neither can override the other
+// whatever order they are loaded in, and no decoded cell lies among their
+// rows, so the family's checkpoint can pass them file by file.
+func fastPathDecisions(facts []fileFacts, task job.KeyRange, resume []byte, times job.TimeRange, regions []job.Region) []FastPathRule {
+	rules := make([]FastPathRule, len(facts))
+	for i, f := range facts {
+		rules[i] = fastPathAlone(f, task, resume, times, regions)
+	}
+	// A file that overlaps one on the decode path, or one whose time range
+	// meets its own, is decoded too; repeat until nothing changes.
+	for changed := true; changed; {
+		changed = false
+		for i, f := range facts {
+			if rules[i] != FastPathOK {
+				continue
+			}
+			for j, o := range facts {
+				if j == i || o.FirstRow == nil {
+					continue // an empty file overlaps nothing
+				}
+				// Overlap in rows, both ends inclusive.
+				span := job.KeyRange{Start: f.FirstRow, End: rowAfter(f.LastRow)}
+				if !span.OverlapsRows(o.FirstRow, o.LastRow) {
+					continue
+				}
+				apart := rules[j] == FastPathOK && (f.MaxTime < o.MinTime || o.MaxTime < f.MinTime)
+				if !apart {
+					rules[i] = FastPathOverlap
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return rules
+}
+
+// fastPathAlone applies the rules that look at one file only.
+func fastPathAlone(f fileFacts, task job.KeyRange, resume []byte, times job.TimeRange, regions []job.Region) FastPathRule {
 	switch {
 	case f.Reference:
 		return FastPathReference
@@ -91,20 +138,6 @@ func fastPathDecision(facts []fileFacts, i int, task job.KeyRange, resume []byte
 	r := regionFor(regions, f.FirstRow)
 	if r < 0 || !regions[r].Rows.Contains(f.LastRow) {
 		return FastPathRegions
-	}
-	for j, o := range facts {
-		if j == i {
-			continue
-		}
-		// Overlap in rows, both ends inclusive; an empty file overlaps
-		// nothing.
-		if o.FirstRow == nil {
-			continue
-		}
-		span := job.KeyRange{Start: f.FirstRow, End: rowAfter(f.LastRow)}
-		if span.OverlapsRows(o.FirstRow, o.LastRow) {
-			return FastPathOverlap
-		}
 	}
 	return FastPathOK
 }

@@ -5,12 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"rangecopy/checkpoint"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
@@ -22,6 +24,12 @@ func TestFastPathDecision(t *testing.T) {
 	}
 	file := func(first, last string) fileFacts {
 		return fileFacts{FirstRow: []byte(first), LastRow: []byte(last), HasTime: true, MinTime: 10, MaxTime: 19}
+	}
+	older := func(first, last string) fileFacts {
+		return fileFacts{FirstRow: []byte(first), LastRow: []byte(last), HasTime: true, MinTime: 10, MaxTime: 12}
+	}
+	newer := func(first, last string) fileFacts { // times apart from older's
+		return fileFacts{FirstRow: []byte(first), LastRow: []byte(last), HasTime: true, MinTime: 15, MaxTime: 19}
 	}
 	task := job.KeyRange{Start: []byte("b"), End: []byte("y")}
 	times := job.TimeRange{Min: 10, Max: 20}
@@ -52,6 +60,11 @@ func TestFastPathDecision(t *testing.T) {
 		{"shares its first row", []fileFacts{file("c", "f"), file("a", "c")}, task, "", times, FastPathOverlap},
 		{"overlapping half file", []fileFacts{file("c", "f"), {Reference: true, FirstRow: []byte("d"), LastRow: []byte("d")}}, task, "", times, FastPathOverlap},
 		{"disjoint other", []fileFacts{file("c", "f"), file("f\x00", "g")}, task, "", times, FastPathOK},
+		{"overlaps one of other times", []fileFacts{older("c", "f"), newer("e", "g")}, task, "", times, FastPathOK},
+		{"overlaps one of other times, both ways", []fileFacts{newer("e", "g"), older("c", "f")}, task, "", times, FastPathOK},
+		{"overlaps one of other times that is decoded", []fileFacts{older("c", "f"), newer("e", "n")}, task, "", times, FastPathOverlap},
+		{"times touch", []fileFacts{older("c", "f"), {FirstRow: []byte("e"), LastRow: []byte("g"), HasTime: true, MinTime: 12, MaxTime: 19}}, task, "", times, FastPathOverlap},
+		{"apart from one, but that one overlaps a decoded file", []fileFacts{older("c", "f"), newer("e", "g"), newer("g", "h")}, task, "", times, FastPathOverlap},
 		{"empty other", []fileFacts{file("c", "f"), {}}, task, "", times, FastPathOK},
 	}
 	for _, tt := range tests {
@@ -276,4 +289,82 @@ func TestFastPathChecksumVerify(t *testing.T) {
 	if f := c3.dataFiles(); len(f) != 1 || !f[0].FastPath || *dst3.readBacks != 1 {
 		t.Fatalf("without source checksums: %+v, %d read-backs, want one fast file read back once", f, *dst3.readBacks)
 	}
+}
+
+// TestFastPathTimeApart copies two files whose rows overlap but whose time
+// ranges do not (a compacted file and a later flush) byte for byte, with
+// checkpoint marks that never claim a row of the second before it is
+// loaded; a resume between them decodes from the mark.
+func TestFastPathTimeApart(t *testing.T) {
+	dir := t.TempDir()
+	var old, fresh, later []*hfile.Cell
+	for i := 10; i < 20; i++ {
+		old = append(old, cell(fmt.Sprintf("r%03d", i), "q", 1, hfile.TypePut, "old"))
+	}
+	for i := 12; i < 16; i++ {
+		fresh = append(fresh, cell(fmt.Sprintf("r%03d", i), "q", 5, hfile.TypePut, "new"))
+	}
+	later = append(later, cell("s", "q", 5, hfile.TypePut, "s"))
+	later2 := []*hfile.Cell{cell("s", "q", 5, hfile.TypePut, "s2")} // the same key, written later
+	pOld := writeHFile(t, dir, "old", hfile.WriterOptions{}, old)
+	pFresh := writeHFile(t, dir, "fresh", hfile.WriterOptions{}, fresh)
+	// Two files holding the same key: decoded, the later write wins.
+	pLater := writeHFile(t, dir, "later", hfile.WriterOptions{}, later)
+	pLater2 := writeHFile(t, dir, "later2", hfile.WriterOptions{MaxSeqID: 9}, later2)
+	task := baseTask(t, input(pFresh), input(pLater), input(pOld), input(pLater2))
+	c := run(t, task, Options{})
+	files := c.dataFiles()
+	if len(files) != 3 || !files[0].FastPath || !files[1].FastPath || files[2].FastPath {
+		t.Fatalf("emitted %+v, want fast, fast, decoded", files)
+	}
+	for i, want := range []string{pOld, pFresh} {
+		src, _ := os.ReadFile(want)
+		dst, _ := os.ReadFile(files[i].Path)
+		if !bytes.Equal(src, dst) {
+			t.Fatalf("file %d is not a copy of %s", i, want)
+		}
+	}
+	// The old file spans r010..r019, but the fresh one starts at r012: the
+	// mark after the old one stops there.
+	if got := string(files[0].NextRow); got != "r012" {
+		t.Errorf("mark after the old file %q, want r012", got)
+	}
+	if got := string(files[1].NextRow); got != "r015\x00" {
+		t.Errorf("mark after the fresh file %q, want r015\\x00", got)
+	}
+	cp := checkpoint.New("t1")
+	var err error
+	for _, f := range files {
+		if cp, err = cp.Advance(nil, checkpoint.Loaded{Family: "f", Mark: f.NextRow, Files: 1}); err != nil {
+			t.Fatalf("checkpoint after %s: %v", f.Path, err)
+		}
+	}
+	all := append(append(readCells(t, files[0].Path), readCells(t, files[1].Path)...), readCells(t, files[2].Path)...)
+	if len(all) != len(old)+len(fresh)+1 {
+		t.Fatalf("%d cells out, want %d", len(all), len(old)+len(fresh)+1)
+	}
+
+	// Resumed after the old file only: the old file starts below the mark,
+	// so it and the fresh one it overlaps are decoded from r012.
+	cp = checkpoint.New("t1")
+	if cp, err = cp.Advance(nil, checkpoint.Loaded{Family: "f", Mark: files[0].NextRow, Files: 1}); err != nil {
+		t.Fatal(err)
+	}
+	task.Checkpoint = cp
+	second := run(t, task, Options{})
+	for _, f := range second.dataFiles() {
+		if f.FastPath {
+			t.Errorf("resumed run copied %s byte for byte", f.Path)
+		}
+	}
+	var want []*hfile.Cell
+	for i := 12; i < 20; i++ {
+		row := fmt.Sprintf("r%03d", i)
+		if i < 16 {
+			want = append(want, cell(row, "q", 5, hfile.TypePut, "new"))
+		}
+		want = append(want, cell(row, "q", 1, hfile.TypePut, "old"))
+	}
+	want = append(want, cell("s", "q", 5, hfile.TypePut, "s2"))
+	equalCells(t, "resumed", outputCells(t, second), want)
 }

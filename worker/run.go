@@ -277,10 +277,14 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 		facts[i] = op.facts
 	}
 	var fast, slow []*opened
+	var rules []FastPathRule
+	if !fr.o.NoFastPath {
+		rules = fastPathDecisions(facts, fr.t.Task.Rows, fr.resume, fr.t.Time, fr.t.Regions)
+	}
 	for i, op := range ops {
 		rule := FastPathDisabled
-		if !fr.o.NoFastPath {
-			rule = fastPathDecision(facts, i, fr.t.Task.Rows, fr.resume, fr.t.Time, fr.t.Regions)
+		if rules != nil {
+			rule = rules[i]
 		}
 		fr.o.Logger.Debug("input", "family", fr.family, "file", op.in.Path, "path", rule.String())
 		if rule == FastPathOK {
@@ -489,10 +493,18 @@ func (o *outputs) copyFast(ctx context.Context) error {
 		return err
 	}
 	r := regionFor(o.fr.t.Regions, op.facts.FirstRow)
+	// Every cell below the next row is loaded once this file is: no decoded
+	// cell lies among fast files' rows, and a fast file that overlaps this
+	// one (time ranges apart) starts at or after its first row, so the
+	// mark stops at the next fast file's first row if that comes sooner.
+	next := rowAfter(op.facts.LastRow)
+	if len(o.fast) > 0 && bytes.Compare(o.fast[0].facts.FirstRow, next) < 0 {
+		next = bytes.Clone(o.fast[0].facts.FirstRow)
+	}
 	return o.emitFile(ctx, OutputFile{
 		Family: o.fr.family, Path: final, FirstRow: op.facts.FirstRow, LastRow: op.facts.LastRow,
 		TargetRegion: o.fr.t.Regions[r].EncodedName, Cells: int64(op.r.EntryCount()), Bytes: op.r.Size(),
-		NextRow: rowAfter(op.facts.LastRow), FastPath: true,
+		NextRow: next, FastPath: true,
 	})
 }
 
