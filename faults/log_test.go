@@ -35,17 +35,18 @@ panic: not json
 	}
 }
 
-// TestTwice checks files loaded twice are counted by task, family and first
-// row, whoever loaded them.
+// TestTwice checks files loaded twice are counted by task, family, first
+// row and size, whoever loaded them.
 func TestTwice(t *testing.T) {
 	loads := []fileLoad{
-		{worker: "a", task: "t1", family: "f", first: "00"},
-		{worker: "a", task: "t1", family: "f", first: "10"},
-		{worker: "b", task: "t1", family: "f", first: "10"},
-		{worker: "b", task: "t1", family: "g", first: "10"},
-		{worker: "b", task: "t2", family: "f", first: "10"},
+		{worker: "a", task: "t1", family: "f", first: "00", bytes: "100"},
+		{worker: "a", task: "t1", family: "f", first: "10", bytes: "100"},
+		{worker: "b", task: "t1", family: "f", first: "10", bytes: "100"},
+		{worker: "b", task: "t1", family: "f", first: "10", bytes: "250"}, // another store file at the same row
+		{worker: "b", task: "t1", family: "g", first: "10", bytes: "100"},
+		{worker: "b", task: "t2", family: "f", first: "10", bytes: "100"},
 	}
-	if n, keys := twice(loads); n != 1 || len(keys) != 1 || keys[0] != "t1/f/10 (2 times)" {
-		t.Errorf("twice: %d %v, want 1 [t1/f/10 (2 times)]", n, keys)
+	if n, keys := twice(loads); n != 1 || len(keys) != 1 || keys[0] != "t1/f/10/100 (2 times)" {
+		t.Errorf("twice: %d %v, want 1 [t1/f/10/100 (2 times)]", n, keys)
 	}
 }

@@ -242,13 +242,16 @@ func (r *rig) workerLines(msg string, kv ...string) []logLine {
 // fileLoad is a worker's "file loaded" log line of the rig's job.
 type fileLoad struct {
 	worker, task, family, first, path string
+	bytes                             string    // the file's size, as logged
 	at                                time.Time // when the line was logged
 	sent                              time.Time // when the load was sent, if the line says ("sent")
 }
 
-// key identifies the file's content: the same task, family and first row
-// loaded again is the same file loaded twice.
-func (l fileLoad) key() string { return l.task + "/" + l.family + "/" + l.first }
+// key identifies the file's content: the same task, family, first row and
+// size loaded again is the same file loaded twice. (Two store files of a
+// family copied byte for byte, rows overlapping but times apart, may share a
+// first row; their sizes tell them apart.)
+func (l fileLoad) key() string { return l.task + "/" + l.family + "/" + l.first + "/" + l.bytes }
 
 // loads returns the "file loaded" lines of the job in every worker's log.
 func (r *rig) loads() []fileLoad {
@@ -266,7 +269,7 @@ func loadsOf(t *testing.T, w *proc, job string) []fileLoad {
 	var out []fileLoad
 	for _, l := range w.find(t, "file loaded", "job", job) {
 		fl := fileLoad{worker: l.attr("worker"), task: l.attr("task"), family: l.attr("family"),
-			first: l.attr("first"), path: l.attr("path"), at: l.Time}
+			first: l.attr("first"), path: l.attr("path"), bytes: l.attr("bytes"), at: l.Time}
 		if ts, err := time.Parse(time.RFC3339Nano, l.attr("sent")); err == nil {
 			fl.sent = ts
 		}

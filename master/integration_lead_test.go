@@ -153,8 +153,8 @@ func TestDetachedJob(t *testing.T) {
 		t.Fatalf("report: %v, %v", ok, err)
 	}
 	assertFinished(t, env, o, rep)
-	if rep.Cells != int64(n) || rep.FilesLoaded != 8 || rep.Tasks != 4 {
-		t.Errorf("report: %d cells, %d files, %d tasks; want %d cells, 8 files, 4 tasks", rep.Cells, rep.FilesLoaded, rep.Tasks, n)
+	if rep.Cells != int64(n) || rep.FilesLoaded < 8 || rep.Tasks != 4 {
+		t.Errorf("report: %d cells, %d files, %d tasks; want %d cells, at least 8 files, 4 tasks", rep.Cells, rep.FilesLoaded, rep.Tasks, n)
 	}
 	t.Logf("detached job: %d cells, %d files in %.1f s", rep.Cells, rep.FilesLoaded, rep.Seconds)
 }

@@ -31,8 +31,10 @@ func TestCopyWholeTable(t *testing.T) {
 	n := assertSame(t, env, table, table, nil, nil)
 	assertFinished(t, env, o, rep)
 	t.Logf("copied %d cells: %d tasks, %d files loaded, %d bytes read in %.1f s", n, rep.Tasks, rep.FilesLoaded, rep.BytesRead, rep.Seconds)
-	if rep.Tasks != 4 || rep.FilesLoaded != 8 {
-		t.Errorf("tasks %d, files loaded %d; want 4 tasks and 8 files (4 regions, 2 families)", rep.Tasks, rep.FilesLoaded)
+	// At least a file per region and family; a store's flushes with no
+	// timestamp in common are copied as they are, one file each.
+	if rep.Tasks != 4 || rep.FilesLoaded < 8 {
+		t.Errorf("tasks %d, files loaded %d; want 4 tasks and at least 8 files (4 regions, 2 families)", rep.Tasks, rep.FilesLoaded)
 	}
 	regions, err := env.Target.Regions(t.Context(), table)
 	if err != nil || len(regions) != 4 {
@@ -328,7 +330,9 @@ func TestCopyFamilies(t *testing.T) {
 				a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type, b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type)
 		}
 	}
-	if rep.FilesLoaded != 4 {
-		t.Errorf("%d files loaded, want 4 (one per region, cf1 only)", rep.FilesLoaded)
+	// At least one file per region; a store's flushes with no timestamp
+	// in common are copied as they are, one file each.
+	if rep.FilesLoaded < 4 {
+		t.Errorf("%d files loaded, want at least 4 (a region at least one, cf1 only)", rep.FilesLoaded)
 	}
 }
