@@ -103,20 +103,27 @@ func EnsureTable(ctx context.Context, c *hbase.Client, source hbase.TableDescrip
 	return true, nil
 }
 
-// waitOpen polls hbase:meta until the table has n regions, all open on a
-// server.
+// waitOpen polls hbase:meta until the table has (at least) n regions, all
+// open on a server.
 func waitOpen(ctx context.Context, c *hbase.Client, table string, n int) error {
 	pause := 100 * time.Millisecond
 	for {
 		regions, err := c.Regions(ctx, table)
-		if err == nil && len(regions) == n {
-			open := 0
+		if err == nil {
+			// At least the n regions made, every one open. Someone may split
+			// the new table at once: the parents go offline and the daughters
+			// count once they open.
+			live, open := 0, 0
 			for _, r := range regions {
-				if !r.Server.IsZero() && !r.Offline {
+				if r.Offline {
+					continue
+				}
+				live++
+				if !r.Server.IsZero() {
 					open++
 				}
 			}
-			if open == n {
+			if live >= n && open == live {
 				return nil
 			}
 		}
