@@ -55,7 +55,7 @@ func inspectAndRewrite(t *testing.T, data []byte) {
 		if err := w.Close(); err != nil {
 			// The writer may refuse settings it cannot produce (a codec
 			// it lacks); that is an error, not a panic.
-			t.Skipf("writer refused the settings %+v: %v", opts, err)
+			return
 		}
 		r2, err := hfile.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "rewritten")
 		if err != nil {

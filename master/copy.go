@@ -594,8 +594,7 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec job.Record, rep p
 
 	var limiter worker.Limiter
 	if o.Bandwidth > 0 {
-		burst := int(min(o.Bandwidth, 8<<20))
-		tb, err := worker.NewTokenBucket(o.Bandwidth, max(burst, 64<<10))
+		tb, err := worker.NewRateLimit(o.Bandwidth)
 		if err != nil {
 			return rep, fmt.Errorf("bandwidth %.0f B/s: %w", o.Bandwidth, err)
 		}

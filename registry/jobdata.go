@@ -108,10 +108,7 @@ func (r *Registry) listFlat(ctx context.Context, job, kind string) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, l := range lists {
-		out = append(out, l...)
-	}
+	out := slices.Concat(lists...)
 	slices.Sort(out)
 	return out, nil
 }

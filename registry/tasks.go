@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/go-zookeeper/zk"
@@ -176,11 +177,7 @@ func (r *Registry) Tasks(ctx context.Context, job string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var all []string
-	for _, l := range lists {
-		all = append(all, l...)
-	}
-	return all, nil
+	return slices.Concat(lists...), nil
 }
 
 // Claimable lists the tasks of one bucket that are neither claimed nor

@@ -245,7 +245,7 @@ func (a *agent) open(ctx context.Context, j registry.Job, share float64) (*agent
 	var lim Limiter
 	if bw := rec.Options.Bandwidth; bw > 0 {
 		rate := bw * share
-		if aj.limiter, err = NewTokenBucket(rate, int(max(min(rate, 8<<20), 64<<10))); err != nil {
+		if aj.limiter, err = NewRateLimit(rate); err != nil {
 			return nil, err
 		}
 		lim = aj.limiter

@@ -72,6 +72,13 @@ func (b *TokenBucket) reserve(n float64) time.Duration {
 	return time.Duration(-b.tokens / b.rate * float64(time.Second))
 }
 
+// NewRateLimit returns the limiter of a job-wide (or a worker's share of a)
+// bandwidth of rate bytes per second: a token bucket whose burst is a
+// second's worth, within [64 KiB, 8 MiB].
+func NewRateLimit(rate float64) (*TokenBucket, error) {
+	return NewTokenBucket(rate, int(max(min(rate, 8<<20), 64<<10)))
+}
+
 // SetRate changes the rate (bytes per second, positive) from now on; tokens
 // already in the bucket stay, up to the burst.
 func (b *TokenBucket) SetRate(rate float64) {

@@ -68,6 +68,19 @@ func (r *registryFlags) logger(w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("%w: --log-format %q: want text or json", errUsage, r.logFormat)
 }
 
+// start makes the command's logger on w and opens the registry with it.
+func (r *registryFlags) start(ctx context.Context, w io.Writer) (*slog.Logger, *registry.Registry, error) {
+	log, err := r.logger(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, err := r.open(ctx, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return log, reg, nil
+}
+
 // open validates the flags and opens the registry.
 func (r *registryFlags) open(ctx context.Context, log *slog.Logger) (*registry.Registry, error) {
 	servers, err := r.servers()

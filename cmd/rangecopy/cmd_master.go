@@ -39,11 +39,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if id == "" {
 		id = registry.ProcessID("master")
 	}
-	log, err := rf.logger(stderr)
-	if err != nil {
-		return err
-	}
-	reg, err := rf.open(ctx, log)
+	log, reg, err := rf.start(ctx, stderr)
 	if err != nil {
 		return err
 	}
