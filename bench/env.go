@@ -136,7 +136,8 @@ func (e *Env) LoadTable(ctx context.Context, table string, rows int64, reuse boo
 			return nil, fmt.Errorf("load table %s: drop the old one: %w", table, err)
 		}
 		fams := []testenv.Family{{Name: "d"}, {Name: "m"}}
-		if err := e.Source.CreateTable(ctx, table, fams, SplitKeys()); err != nil {
+		// Compaction on: the older 99% is major compacted on purpose.
+		if err := e.Source.CreateTableWith(ctx, table, fams, SplitKeys(), testenv.TableOptions{Compaction: true}); err != nil {
 			return nil, fmt.Errorf("load table %s: %w", table, err)
 		}
 		d.StartMs = time.Now().Add(-7 * 24 * time.Hour).UnixMilli()

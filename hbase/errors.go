@@ -37,6 +37,7 @@ const (
 	KindSnapshotNotFound
 	KindUnknownScanner
 	KindOutOfOrderScannerNext
+	KindSnapshotFailed
 	KindDoNotRetryIO
 )
 
@@ -61,6 +62,7 @@ var kindNames = [...]string{
 	KindSnapshotNotFound:      "SnapshotNotFound",
 	KindUnknownScanner:        "UnknownScanner",
 	KindOutOfOrderScannerNext: "OutOfOrderScannerNext",
+	KindSnapshotFailed:        "SnapshotFailed",
 	KindDoNotRetryIO:          "DoNotRetryIO",
 }
 
@@ -102,9 +104,9 @@ var exceptionKinds = map[string]ExceptionKind{
 	"org.apache.hadoop.hbase.regionserver.WrongRegionException":           KindDoNotRetryIO,
 	"org.apache.hadoop.hbase.exceptions.FailedSanityCheckException":       KindDoNotRetryIO,
 	"org.apache.hadoop.hbase.InvalidFamilyOperationException":             KindDoNotRetryIO,
-	"org.apache.hadoop.hbase.snapshot.SnapshotCreationException":          KindDoNotRetryIO,
+	"org.apache.hadoop.hbase.snapshot.SnapshotCreationException":          KindSnapshotFailed,
 	"org.apache.hadoop.hbase.snapshot.SnapshotExistsException":            KindDoNotRetryIO,
-	"org.apache.hadoop.hbase.snapshot.HBaseSnapshotException":             KindDoNotRetryIO,
+	"org.apache.hadoop.hbase.snapshot.HBaseSnapshotException":             KindSnapshotFailed,
 	"org.apache.hadoop.hbase.exceptions.MergeRegionException":             KindDoNotRetryIO,
 	"org.apache.hadoop.hbase.ipc.StoppedRpcClientException":               KindDoNotRetryIO,
 	"org.apache.hadoop.hbase.NamespaceExistException":                     KindDoNotRetryIO,
@@ -191,6 +193,13 @@ var (
 	ErrNamespaceNotFound   error = kindError{KindNamespaceNotFound}
 	ErrSnapshotNotFound    error = kindError{KindSnapshotNotFound}
 	ErrUnknownScanner      error = kindError{KindUnknownScanner}
+	// ErrSnapshotFailed matches a snapshot the master could not take or
+	// gave up on (HBaseSnapshotException, SnapshotCreationException: a
+	// region server failed or died meanwhile, another snapshot of the table
+	// is running, the master's snapshot timeout passed), and a snapshot
+	// CreateSnapshot stopped waiting for because a region server it waited
+	// on is gone. Taking it again, under a new name, may succeed.
+	ErrSnapshotFailed error = kindError{KindSnapshotFailed}
 	// ErrDoNotRetry matches DoNotRetryIOException and every exception the
 	// server flagged do_not_retry (its subclasses).
 	ErrDoNotRetry error = kindError{KindDoNotRetryIO}
@@ -217,7 +226,7 @@ func newRemoteErrorFromPair(p *pb.NameBytesPair) *RemoteError {
 	e := &RemoteError{Class: p.GetName(), StackTrace: string(p.GetValue())}
 	e.Kind = KindOf(e.Class)
 	e.Message = exceptionMessage(e.Class, e.StackTrace)
-	if e.Kind == KindDoNotRetryIO || e.Kind == KindNoSuchColumnFamily || e.Kind == KindTableNotFound {
+	if e.Kind == KindDoNotRetryIO || e.Kind == KindNoSuchColumnFamily || e.Kind == KindTableNotFound || e.Kind == KindSnapshotFailed {
 		e.DoNotRetry = true
 	}
 	return e

@@ -58,7 +58,7 @@ func Classify(err error) Action {
 			return Retry
 		case KindTableNotFound, KindTableNotEnabled, KindTableNotDisabled, KindTableExists,
 			KindNoSuchColumnFamily, KindNamespaceNotFound, KindSnapshotNotFound, KindUnknownScanner,
-			KindOutOfOrderScannerNext, KindDoNotRetryIO:
+			KindOutOfOrderScannerNext, KindSnapshotFailed, KindDoNotRetryIO:
 			return GiveUp
 		}
 		if re.DoNotRetry {

@@ -500,10 +500,11 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *pro
 	// seconds (a flush of every region, a table's regions coming online).
 	tableErr := make(chan error, 1)
 	go func() { tableErr <- r.ensureTable(ctx) }()
-	p, err := r.pin(ctx, rec.Snapshot)
+	p, pinned, err := r.pinJob(ctx, j.ID, rec.Snapshot)
 	if terr := <-tableErr; err == nil && terr != nil {
 		err = terr
 	}
+	rep.PinRetries = pinned.Retries()
 	if err != nil {
 		return j, err
 	}

@@ -3,15 +3,12 @@ package master
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"rangecopy/bulkload"
-	"rangecopy/hbase"
 	"rangecopy/job"
 	"rangecopy/progress"
 	"rangecopy/registry"
-	"rangecopy/snapshot"
 )
 
 // finish ends a job whose tasks are all done: it releases the snapshot
@@ -46,9 +43,7 @@ func (r *run) finish(ctx context.Context, j registry.Job, rec job.Record, rep *p
 // folder. Both may have been done before: that is not an error.
 func (r *run) cleanup(ctx context.Context, id string, rec job.Record) {
 	if !rec.Options.KeepSnapshot {
-		if err := snapshot.Release(ctx, r.src, rec.Snapshot); err != nil && !errors.Is(err, hbase.ErrSnapshotNotFound) {
-			r.log.Warn("delete the job's snapshot", "snapshot", rec.Snapshot, "err", err)
-		}
+		r.releaseSnapshots(ctx, id, rec.Snapshot)
 	}
 	wd, err := bulkload.OpenWorkDir(ctx, r.tgtFS, id, bulkload.WorkDirOptions{Root: rec.Options.WorkRoot})
 	if err == nil {

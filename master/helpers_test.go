@@ -134,8 +134,15 @@ func writeRounds(t *testing.T, c *testenv.Cluster, table string, rows [][]byte, 
 // and families.
 func createSource(t *testing.T, env *testenv.Env, prefix string) string {
 	t.Helper()
+	return createSourceWith(t, env, prefix, testenv.TableOptions{})
+}
+
+// createSourceWith is createSource with table options: compaction on, for a
+// test that compacts (and so compares visible cells, not raw scans).
+func createSourceWith(t *testing.T, env *testenv.Env, prefix string, opts testenv.TableOptions) string {
+	t.Helper()
 	table := testenv.UniqueName(t, prefix)
-	if err := env.Source.CreateTable(t.Context(), table, sampleFamilies, sampleSplits); err != nil {
+	if err := env.Source.CreateTableWith(t.Context(), table, sampleFamilies, sampleSplits, opts); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { env.Source.DeleteTable(context.Background(), table) })

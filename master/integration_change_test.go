@@ -71,7 +71,8 @@ func TestCopyEveryEncodingAndCompression(t *testing.T) {
 // fewer cells than the source's.)
 func TestCopyWhileRegionsChange(t *testing.T) {
 	env := testenv.Get(t)
-	table := createSource(t, env, "change")
+	// It compacts the source on purpose: compaction on, visible cells compared.
+	table := createSourceWith(t, env, "change", testenv.TableOptions{Compaction: true})
 	rows := binaryRows(400)
 	writeRounds(t, env.Source, table, rows, 3, time.Now().UnixMilli()-100_000, true)
 	before, err := env.Source.Scan(t.Context(), table, testenv.ScanSpec{})

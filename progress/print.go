@@ -122,6 +122,9 @@ type Report struct {
 	BytesPerSecond float64 `json:"bytesPerSecond"`
 	// FilesPruned counts inputs left out unread by time or row range.
 	FilesPruned int `json:"filesPruned"`
+	// PinRetries counts the snapshots of the source taken again after one
+	// failed (a region server died while it was taken, say).
+	PinRetries int `json:"pinRetries,omitempty"`
 }
 
 // Fill copies a final sample into the report.
@@ -151,6 +154,9 @@ func (r Report) WriteText(w io.Writer) error {
 `, r.Job, r.Status, r.Table, r.TargetTable, r.Rows, r.Time, r.TasksDone, r.Tasks, r.TasksFailed,
 		Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.Retries,
 		r.Seconds, Bytes(int64(r.BytesPerSecond)), r.FilesPruned)
+	if err == nil && r.PinRetries > 0 {
+		_, err = fmt.Fprintf(w, "  source snapshot taken again %d times after a failed one\n", r.PinRetries)
+	}
 	if err == nil && r.Error != "" {
 		_, err = fmt.Fprintf(w, "  error: %s\n", r.Error)
 	}

@@ -19,9 +19,13 @@ const (
 	// NodeOrder holds the ids of the job's costliest tasks, costliest
 	// first: workers claim those before any other.
 	NodeOrder = "order"
+	// NodePin holds which snapshot pins the job's inputs when it is not the
+	// one its record names (that one failed and was taken again under a
+	// new name), with the names and errors of the failed ones.
+	NodePin = "pin"
 )
 
-var sideNodes = []string{NodeReport, NodeRetries, NodeOrder}
+var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin}
 
 func checkSide(job, name string) error {
 	if err := ValidateJobID(job); err != nil {

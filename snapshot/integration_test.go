@@ -64,7 +64,14 @@ func source(t *testing.T) *cluster {
 // table creates a table with the harness and deletes it at the end.
 func (s *cluster) table(t *testing.T, name string, fams []testenv.Family, splits [][]byte) string {
 	t.Helper()
-	if err := s.c.CreateTable(testCtx(t), name, fams, splits); err != nil {
+	return s.tableWith(t, name, fams, splits, testenv.TableOptions{})
+}
+
+// tableWith is table with table options (compaction on, for a test that
+// compacts).
+func (s *cluster) tableWith(t *testing.T, name string, fams []testenv.Family, splits [][]byte, opts testenv.TableOptions) string {
+	t.Helper()
+	if err := s.c.CreateTableWith(testCtx(t), name, fams, splits, opts); err != nil {
 		t.Fatalf("create table %s: %v", name, err)
 	}
 	s.dropLater(t, name)
@@ -455,7 +462,7 @@ func TestPinSplitReferences(t *testing.T) {
 
 func TestPinThenMajorCompactionMovesToArchive(t *testing.T) {
 	s := source(t)
-	table := s.table(t, testenv.UniqueName(t, "arch"), []testenv.Family{{Name: "f"}}, [][]byte{[]byte("m")})
+	table := s.tableWith(t, testenv.UniqueName(t, "arch"), []testenv.Family{{Name: "f"}}, [][]byte{[]byte("m")}, testenv.TableOptions{Compaction: true})
 	for flush := 0; flush < 2; flush++ {
 		s.put(t, table, "f", append(rows("a", flush*50, 50), rows("x", flush*50, 50)...), "q", 0)
 		if err := s.c.Flush(testCtx(t), table); err != nil {
@@ -512,7 +519,7 @@ var nonNamespace = regexp.MustCompile(`[^A-Za-z0-9_]`)
 func TestPinClonedTableResolvesLinks(t *testing.T) {
 	s := source(t)
 	ns := nonNamespace.ReplaceAllString(testenv.UniqueName(t, "ns"), "_")
-	origin := s.table(t, ns+":"+testenv.UniqueName(t, "origin"), []testenv.Family{{Name: "f"}}, [][]byte{[]byte("k")})
+	origin := s.tableWith(t, ns+":"+testenv.UniqueName(t, "origin"), []testenv.Family{{Name: "f"}}, [][]byte{[]byte("k")}, testenv.TableOptions{Compaction: true})
 	s.put(t, origin, "f", append(rows("c", 0, 80), rows("t", 0, 80)...), "q", 0)
 	if err := s.c.Flush(testCtx(t), origin); err != nil {
 		t.Fatal(err)

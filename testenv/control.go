@@ -99,7 +99,10 @@ func (c *Cluster) StopRegionServerNoWait(ctx context.Context, server string) err
 }
 
 // StartRegionServer starts a new region server and returns its server name
-// once the master sees it. It holds no regions until some are moved to it.
+// once the master sees it. The server is decommissioned at once (on the
+// master's draining list): HBase assigns it none of the regions of other
+// tests' new tables nor of a crashed server, so it holds only the regions a
+// test moves to it (Move), and stopping it can disturb no other test.
 func (c *Cluster) StartRegionServer(ctx context.Context) (string, error) {
 	var r struct {
 		Server string `json:"server"`
@@ -135,13 +138,32 @@ type Family struct {
 	Scope            int    `json:"scope,omitempty"`
 }
 
+// TableOptions are a test table's settings beyond its families.
+type TableOptions struct {
+	// Compaction lets HBase compact the table, on its own and when a test
+	// asks (Compact). It is off by default: HBase compacts a store on its
+	// own once it holds a few flushes, and a compaction that takes every
+	// file drops delete markers and the cells they mask, so a raw scan
+	// (every version and marker) of a table that may compact changes under
+	// a test that compares it. A test that compacts on purpose turns it on
+	// and compares only what stays visible.
+	Compaction bool
+}
+
 // CreateTable creates a table (and its namespace if needed) with HBase's own
-// admin client, pre-split at splits, and waits until all regions are online.
+// admin client, pre-split at splits, with compaction off (see TableOptions),
+// and waits until all regions are online.
 func (c *Cluster) CreateTable(ctx context.Context, table string, families []Family, splits [][]byte) error {
+	return c.CreateTableWith(ctx, table, families, splits, TableOptions{})
+}
+
+// CreateTableWith is CreateTable with the table options opts.
+func (c *Cluster) CreateTableWith(ctx context.Context, table string, families []Family, splits [][]byte, opts TableOptions) error {
 	if splits == nil {
 		splits = [][]byte{}
 	}
-	return c.ctl.do(ctx, "table/create", c.Name, map[string]any{"table": table, "families": families, "splits": splits}, nil)
+	return c.ctl.do(ctx, "table/create", c.Name, map[string]any{"table": table, "families": families, "splits": splits,
+		"compaction": opts.Compaction}, nil)
 }
 
 // DeleteTable disables and deletes a table; a missing table is not an error.
@@ -195,7 +217,8 @@ func (c *Cluster) Flush(ctx context.Context, table string) error {
 }
 
 // Compact compacts every region of a table (major or minor) and returns when
-// the compactions are done.
+// the compactions are done. The table must have been created with
+// compaction on (TableOptions.Compaction); for one with it off Compact fails.
 func (c *Cluster) Compact(ctx context.Context, table string, major bool) error {
 	return c.ctl.do(ctx, "table/compact", c.Name, map[string]any{"table": table, "major": major}, nil)
 }

@@ -20,7 +20,8 @@ func TestSplitMoveFlushCompact(t *testing.T) {
 	t.Parallel()
 	c := env.Target
 	ctx := testCtx(t)
-	table := newTable(t, ctx, c, "split", nil)
+	// It compacts below, so compaction is on.
+	table := newTableWith(t, ctx, c, "split", nil, testenv.TableOptions{Compaction: true})
 	cells := sampleCells(200, 1000)
 	if err := c.Mutate(ctx, table, cells); err != nil {
 		t.Fatal(err)

@@ -38,8 +38,15 @@ func sampleCells(n int, ts int64) []testenv.Cell {
 // deletes it when the test ends.
 func newTable(t *testing.T, ctx context.Context, c *testenv.Cluster, prefix string, splits [][]byte) string {
 	t.Helper()
+	return newTableWith(t, ctx, c, prefix, splits, testenv.TableOptions{})
+}
+
+// newTableWith is newTable with table options (compaction on, for a test
+// that compacts).
+func newTableWith(t *testing.T, ctx context.Context, c *testenv.Cluster, prefix string, splits [][]byte, opts testenv.TableOptions) string {
+	t.Helper()
 	table := testenv.UniqueName(t, prefix)
-	if err := c.CreateTable(ctx, table, []testenv.Family{{Name: "f", MaxVersions: 3}}, splits); err != nil {
+	if err := c.CreateTableWith(ctx, table, []testenv.Family{{Name: "f", MaxVersions: 3}}, splits, opts); err != nil {
 		t.Fatalf("create table %s on %s: %v", table, c.Name, err)
 	}
 	t.Cleanup(func() {

@@ -612,11 +612,21 @@ func (x *ListNamespaceDescriptorsResponse) GetNamespaceDescriptor() []*Namespace
 }
 
 type SnapshotRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Snapshot      *SnapshotDescription   `protobuf:"bytes,1,req,name=snapshot" json:"snapshot,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Snapshot *SnapshotDescription   `protobuf:"bytes,1,req,name=snapshot" json:"snapshot,omitempty"`
+	// With a nonce, a master that runs snapshots as procedures (HBase 2.5 and
+	// later) takes it as one and answers with proc_id.
+	NonceGroup    *uint64 `protobuf:"varint,2,opt,name=nonce_group,json=nonceGroup,def=0" json:"nonce_group,omitempty"`
+	Nonce         *uint64 `protobuf:"varint,3,opt,name=nonce,def=0" json:"nonce,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
+
+// Default values for SnapshotRequest fields.
+const (
+	Default_SnapshotRequest_NonceGroup = uint64(0)
+	Default_SnapshotRequest_Nonce      = uint64(0)
+)
 
 func (x *SnapshotRequest) Reset() {
 	*x = SnapshotRequest{}
@@ -655,9 +665,24 @@ func (x *SnapshotRequest) GetSnapshot() *SnapshotDescription {
 	return nil
 }
 
+func (x *SnapshotRequest) GetNonceGroup() uint64 {
+	if x != nil && x.NonceGroup != nil {
+		return *x.NonceGroup
+	}
+	return Default_SnapshotRequest_NonceGroup
+}
+
+func (x *SnapshotRequest) GetNonce() uint64 {
+	if x != nil && x.Nonce != nil {
+		return *x.Nonce
+	}
+	return Default_SnapshotRequest_Nonce
+}
+
 type SnapshotResponse struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	ExpectedTimeout *int64                 `protobuf:"varint,1,req,name=expected_timeout,json=expectedTimeout" json:"expected_timeout,omitempty"`
+	ProcId          *int64                 `protobuf:"varint,2,opt,name=proc_id,json=procId" json:"proc_id,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -695,6 +720,13 @@ func (*SnapshotResponse) Descriptor() ([]byte, []int) {
 func (x *SnapshotResponse) GetExpectedTimeout() int64 {
 	if x != nil && x.ExpectedTimeout != nil {
 		return *x.ExpectedTimeout
+	}
+	return 0
+}
+
+func (x *SnapshotResponse) GetProcId() int64 {
+	if x != nil && x.ProcId != nil {
+		return *x.ProcId
 	}
 	return 0
 }
@@ -1555,11 +1587,15 @@ const file_master_proto_rawDesc = "" +
 	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"!\n" +
 	"\x1fListNamespaceDescriptorsRequest\"}\n" +
 	" ListNamespaceDescriptorsResponse\x12Y\n" +
-	"\x13namespaceDescriptor\x18\x01 \x03(\v2'.rangecopy.hbase.pb.NamespaceDescriptorR\x13namespaceDescriptor\"V\n" +
+	"\x13namespaceDescriptor\x18\x01 \x03(\v2'.rangecopy.hbase.pb.NamespaceDescriptorR\x13namespaceDescriptor\"\x93\x01\n" +
 	"\x0fSnapshotRequest\x12C\n" +
-	"\bsnapshot\x18\x01 \x02(\v2'.rangecopy.hbase.pb.SnapshotDescriptionR\bsnapshot\"=\n" +
+	"\bsnapshot\x18\x01 \x02(\v2'.rangecopy.hbase.pb.SnapshotDescriptionR\bsnapshot\x12\"\n" +
+	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
+	"nonceGroup\x12\x17\n" +
+	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"V\n" +
 	"\x10SnapshotResponse\x12)\n" +
-	"\x10expected_timeout\x18\x01 \x02(\x03R\x0fexpectedTimeout\"\x1e\n" +
+	"\x10expected_timeout\x18\x01 \x02(\x03R\x0fexpectedTimeout\x12\x17\n" +
+	"\aproc_id\x18\x02 \x01(\x03R\x06procId\"\x1e\n" +
 	"\x1cGetCompletedSnapshotsRequest\"f\n" +
 	"\x1dGetCompletedSnapshotsResponse\x12E\n" +
 	"\tsnapshots\x18\x01 \x03(\v2'.rangecopy.hbase.pb.SnapshotDescriptionR\tsnapshots\"\\\n" +

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +17,8 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.MiniHBaseCluster;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -38,6 +42,8 @@ final class MiniCluster {
   private HBaseTestingUtility util;
   /** Stopped DataNodes by transfer address, so they can be started again on the same port. */
   private final Map<String, MiniDFSCluster.DataNodeProperties> stoppedDataNodes = new HashMap<>();
+  // The tables whose regions a test moved on purpose to each region server it started.
+  private final Map<ServerName, Set<TableName>> placed = new HashMap<>();
 
   MiniCluster(String name, Path stateDir) {
     this.name = name;
@@ -133,6 +139,17 @@ final class MiniCluster {
 
   String fsDefaultFS() {
     return util.getConfiguration().get("fs.defaultFS");
+  }
+
+  /** Records that a test moved a region of table to server on purpose. */
+  synchronized void placed(ServerName server, TableName table) {
+    placed.computeIfAbsent(server, k -> new HashSet<>()).add(table);
+  }
+
+  /** The tables whose regions tests moved to server on purpose; forgets them. */
+  synchronized Set<TableName> takePlaced(ServerName server) {
+    Set<TableName> s = placed.remove(server);
+    return s == null ? Set.of() : s;
   }
 
   synchronized Map<String, MiniDFSCluster.DataNodeProperties> stoppedDataNodes() {

@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.ClusterMetrics;
@@ -43,10 +44,16 @@ import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The cluster operations behind the control channel. */
 final class Operations {
+  private static final Logger LOG = LoggerFactory.getLogger(Operations.class);
   private static final long WAIT_MS = TimeUnit.MINUTES.toMillis(3);
+  // One move to a decommissioned server at a time, so that none is recommissioned longer than
+  // its own move takes.
+  private final Object drainedMoves = new Object();
 
   Object status(MiniCluster c, Request req) throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -82,12 +89,19 @@ final class Operations {
     for (int i = 0; i < threads.size(); i++) {
       RegionServerThread t = threads.get(i);
       if (t.isAlive() && t.getRegionServer().getServerName().equals(target)) {
+        evacuate(c, t, c.takePlaced(target));
         List<RegionInfo> hosted = new ArrayList<>();
         for (HRegion r : t.getRegionServer().getRegions()) {
           hosted.add(r.getRegionInfo());
         }
         c.hbase().stopRegionServer(i);
         c.hbase().waitOnRegionServer(i);
+        // Off the draining list: a stopped server's name is never used again.
+        try {
+          c.admin().recommissionRegionServer(target, List.of());
+        } catch (IOException e) {
+          LOG.debug("recommission stopped region server {}", target, e);
+        }
         if (req.bool("wait", true)) {
           // The master reassigns the dead server's regions; tests start from a settled cluster.
           waitFor("master sees " + target + " gone", () -> !c.admin()
@@ -109,6 +123,27 @@ final class Operations {
     throw new BadRequest("no live region server " + target + "; live: " + c.liveRegionServers());
   }
 
+  /**
+   * Moves off server every region of a table that no test moved there on purpose (one that
+   * landed there while the server took part in assignments: a move's moment of recommission, or
+   * a server of the harness's own), so that stopping it stops only the stopping test's regions.
+   */
+  private void evacuate(MiniCluster c, RegionServerThread t, Set<TableName> own) throws Exception {
+    ServerName from = t.getRegionServer().getServerName();
+    for (HRegion r : t.getRegionServer().getRegions()) {
+      RegionInfo ri = r.getRegionInfo();
+      if (own.contains(ri.getTable())) {
+        continue;
+      }
+      String encoded = ri.getEncodedName();
+      c.admin().move(Bytes.toBytes(encoded));
+      waitFor("region " + encoded + " of " + ri.getTable() + " moved off " + from + " before it stops", () -> {
+        ServerName now = locate(c, encoded);
+        return now != null && !now.equals(from);
+      });
+    }
+  }
+
   Object startRegionServer(MiniCluster c, Request req) throws Exception {
     RegionServerThread t = c.hbase().startRegionServer();
     t.waitForServerOnline();
@@ -116,7 +151,14 @@ final class Operations {
     waitFor("master sees " + sn, () -> c.admin()
         .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
         .getLiveServerMetrics().containsKey(sn));
-    return Map.of("server", sn.toString());
+    // A server a test starts is one that test will stop: it is decommissioned (on the master's
+    // draining list) at once, so that HBase assigns it none of the regions of other tests' new
+    // tables, nor any region of a crashed server. Only a region a test moves to it on purpose
+    // lands there, so stopping it can disturb no other test.
+    c.admin().decommissionRegionServers(List.of(sn), false);
+    waitFor("master lists " + sn + " as decommissioned",
+        () -> c.admin().listDecommissionedRegionServers().contains(sn));
+    return Map.of("server", sn.toString(), "decommissioned", true);
   }
 
   Object stopDataNode(MiniCluster c, Request req) throws Exception {
@@ -196,6 +238,11 @@ final class Operations {
       fb.setScope((int) f.number("scope", 0));
       tb.setColumnFamily(fb.build());
     }
+    // Compaction is off unless the test asks for it: HBase compacts a store on its own once it
+    // holds a few flushes, and a major compaction (or a minor one that takes every file) drops
+    // delete markers and the cells they mask, so a raw scan of a table that may compact changes
+    // under the test. A test that compacts on purpose turns it on and compares what stays visible.
+    tb.setCompactionEnabled(req.bool("compaction", false));
     List<byte[]> splits = req.byteList("splits");
     if (splits.isEmpty()) {
       admin.createTable(tb.build());
@@ -277,6 +324,10 @@ final class Operations {
     // are archived at once rather than by the discharger chore minutes later, so a listing of the
     // store directory shows the result.
     TableName tn = tableName(req);
+    if (!c.admin().getDescriptor(tn).isCompactionEnabled()) {
+      throw new BadRequest("table " + tn + " has compaction off (COMPACTION_ENABLED false); a test that "
+          + "compacts creates its table with compaction on");
+    }
     c.util().compact(tn, req.bool("major", true));
     for (RegionServerThread t : c.hbase().getLiveRegionServerThreads()) {
       for (HRegion r : t.getRegionServer().getRegions(tn)) {
@@ -391,20 +442,39 @@ final class Operations {
       }
     }
     final ServerName to = dest;
-    // A region server that has just joined may not take the region on the first try: ask again
-    // while the region is open elsewhere and not yet on the destination.
-    long deadline = System.currentTimeMillis() + WAIT_MS;
-    while (true) {
-      c.admin().move(Bytes.toBytes(encoded), to);
+    RegionState state = c.hbase().getMaster().getAssignmentManager().getRegionStates().getRegionState(encoded);
+    if (state == null) {
+      throw new BadRequest("no region " + encoded + " is known to the master");
+    }
+    // A server a test started is decommissioned (see startRegionServer) and takes no region, not
+    // even one moved to it: it takes part in assignments only for the moment of this move.
+    boolean drained = c.admin().listDecommissionedRegionServers().contains(to);
+    synchronized (drainedMoves) {
+      if (drained) {
+        c.admin().recommissionRegionServer(to, List.of());
+      }
       try {
-        waitFor("region " + encoded + " on " + to, 30_000, () -> to.equals(locate(c, encoded)));
-        break;
-      } catch (IOException e) {
-        if (System.currentTimeMillis() > deadline) {
-          throw e;
+        // A region server that has just joined may not take the region on the first try: ask
+        // again while the region is open elsewhere and not yet on the destination.
+        long deadline = System.currentTimeMillis() + WAIT_MS;
+        while (true) {
+          c.admin().move(Bytes.toBytes(encoded), to);
+          try {
+            waitFor("region " + encoded + " on " + to, 30_000, () -> to.equals(locate(c, encoded)));
+            break;
+          } catch (IOException e) {
+            if (System.currentTimeMillis() > deadline) {
+              throw e;
+            }
+          }
+        }
+      } finally {
+        if (drained) {
+          c.admin().decommissionRegionServers(List.of(to), false);
         }
       }
     }
+    c.placed(to, state.getRegion().getTable());
     return Map.of("region", encoded, "from", current.toString(), "server", to.toString());
   }
 

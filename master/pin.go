@@ -1,0 +1,154 @@
+package master
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"rangecopy/hbase"
+	"rangecopy/registry"
+	"rangecopy/snapshot"
+)
+
+// PinAttempts bounds the snapshots one planning takes of the source: the
+// first and PinAttempts-1 more after failed ones.
+const PinAttempts = 5
+
+// pinBackoff is the wait before the second snapshot; each later one waits
+// twice as long, up to pinBackoffMax. Together the waits (10+20+40+80 s)
+// outlast a snapshot that an older master still runs for the table (it
+// refuses a second one meanwhile) in most cases short of its timeout.
+const (
+	pinBackoff    = 10 * time.Second
+	pinBackoffMax = 2 * time.Minute
+)
+
+// PinState is a job's side node registry.NodePin: the snapshot that pins the
+// job's inputs when it is not the one the job's record names, because that
+// one (and maybe more) failed.
+type PinState struct {
+	// Snapshot is the name of the snapshot in use (or being taken).
+	Snapshot string `json:"snapshot"`
+	// Failed are the names of the snapshots that failed, oldest first, and
+	// Errors why, one each.
+	Failed []string `json:"failed,omitempty"`
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Retries is how many snapshots were taken again after a failed one.
+func (s PinState) Retries() int { return len(s.Failed) }
+
+// PinRetry says whether a planning whose attempt-th snapshot (0 for the
+// first) failed with err takes another, and how long it waits first. Only a
+// failure of the snapshot itself (hbase.ErrSnapshotFailed: a region server
+// died while it was taken, the master timed it out or refused it while
+// another snapshot of the table ran) is worth another: any other error (the
+// table is gone, the request ended, the snapshot is unreadable) would fail
+// again the same way.
+func PinRetry(err error, attempt int) (bool, time.Duration) {
+	if err == nil || !errors.Is(err, hbase.ErrSnapshotFailed) || attempt+1 >= PinAttempts {
+		return false, 0
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false, 0
+	}
+	d := pinBackoff << attempt
+	if d > pinBackoffMax || d <= 0 {
+		d = pinBackoffMax
+	}
+	return true, d
+}
+
+// PinName is the name of a job's attempt-th snapshot: the record's name for
+// the first, with a suffix "-rN" for the N-th taken again.
+func PinName(base string, attempt int) string {
+	if attempt == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-r%d", base, attempt)
+}
+
+// loadPinState reads a job's pin side node; a job with none pins with the
+// snapshot its record names.
+func loadPinState(ctx context.Context, reg *registry.Registry, id, base string) (PinState, error) {
+	b, err := reg.JobData(ctx, id, registry.NodePin)
+	if err != nil {
+		return PinState{}, fmt.Errorf("job %s: read its snapshot state: %w", id, err)
+	}
+	if len(b) == 0 {
+		return PinState{Snapshot: base}, nil
+	}
+	var s PinState
+	if err := json.Unmarshal(b, &s); err != nil || s.Snapshot == "" || len(s.Failed) != len(s.Errors) {
+		return PinState{}, fmt.Errorf("job %s: its snapshot state %q is not valid (%v)", id, b, err)
+	}
+	return s, nil
+}
+
+// pinJob returns the job's pinned inputs. It goes on with the snapshot in
+// use (the record's, or the one a failed snapshot was replaced with); when a
+// snapshot fails in a way that another may not (PinRetry), it takes one
+// under a new name after a backoff, up to PinAttempts in all, recording each
+// new name in the job's pin side node before taking it, so that a master
+// that resumes the planning goes on with that name and the job's clean-up
+// releases them all.
+func (r *run) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned, PinState, error) {
+	st, err := loadPinState(ctx, r.reg, id, base)
+	if err != nil {
+		return nil, st, err
+	}
+	for {
+		p, err := r.pin(ctx, st.Snapshot)
+		if err == nil {
+			return p, st, nil
+		}
+		attempt := st.Retries()
+		retry, wait := PinRetry(err, attempt)
+		if !retry {
+			if attempt > 0 {
+				err = fmt.Errorf("%w (snapshot %d of %d; the earlier ones failed: %v)", err, attempt+1, PinAttempts, st.Errors)
+			}
+			return nil, st, err
+		}
+		// A failed snapshot may have left one behind (complete but
+		// unreadable, say): release it, it pins nothing the job uses.
+		if rerr := snapshot.Release(context.WithoutCancel(ctx), r.src, st.Snapshot); rerr != nil && !errors.Is(rerr, hbase.ErrSnapshotNotFound) {
+			r.log.Debug("release a failed snapshot", "snapshot", st.Snapshot, "err", rerr)
+		}
+		next := PinState{Snapshot: PinName(base, attempt+1), Failed: append(st.Failed, st.Snapshot), Errors: append(st.Errors, err.Error())}
+		b, jerr := json.Marshal(next)
+		if jerr == nil {
+			jerr = r.reg.PutJobData(ctx, id, registry.NodePin, b)
+		}
+		if jerr != nil {
+			return nil, st, fmt.Errorf("%w; and recording a new snapshot name failed: %v", err, jerr)
+		}
+		r.log.Warn("the source snapshot failed; taking another under a new name", "job", id, "failed", st.Snapshot,
+			"next", next.Snapshot, "attempt", attempt+2, "of", PinAttempts, "wait", wait, "err", err)
+		st = next
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, st, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// releaseSnapshots deletes the job's snapshots: the one in use and any that
+// failed. One already gone is not an error.
+func (r *run) releaseSnapshots(ctx context.Context, id, base string) {
+	st, err := loadPinState(ctx, r.reg, id, base)
+	if err != nil {
+		r.log.Warn("read the job's snapshot state; releasing the record's snapshot only", "job", id, "err", err)
+		st = PinState{Snapshot: base}
+	}
+	for _, name := range append(st.Failed, st.Snapshot) {
+		if err := snapshot.Release(ctx, r.src, name); err != nil && !errors.Is(err, hbase.ErrSnapshotNotFound) {
+			r.log.Warn("delete the job's snapshot", "snapshot", name, "err", err)
+		}
+	}
+}
