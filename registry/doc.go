@@ -21,9 +21,10 @@
 // <bb> is one of 256 buckets (two hex digits of a hash of the task id), so no
 // children list of a 100,000-task job comes near ZooKeeper's 1 MB packet
 // limit. Claims, checkpoints and results live in per-bucket folders beside the
-// tasks, not under each task (as DESIGN.md first drew them), so counting a
+// tasks, not under each task (as the first design drew them), so counting a
 // job's tasks by status costs four children listings per bucket, not a read
-// per task, and every leaf is at the same depth.
+// per task, and every leaf is at the same depth. docs/design.md, "ZooKeeper
+// layout", says who writes each node.
 //
 // Fencing. Claiming a task creates its ephemeral claim node and rewrites the
 // task node (same bytes, expected version) in one transaction, so every claim

@@ -127,7 +127,8 @@ func readReference(ctx context.Context, fsys FS, paths []string) (*hfile.Referen
 
 // checkReadable refuses HDFS files that our HDFS client cannot read as plain
 // bytes: erasure-coded files (striped blocks) and files in an encryption
-// zone (HDFS transparent encryption), as DESIGN.md decides.
+// zone (HDFS transparent encryption); docs/design.md, "Refused inputs", lists
+// every input rangecopy refuses.
 func checkReadable(p string, st fs.FileInfo) error {
 	hs, ok := st.Sys().(*hdfs.FileStatus)
 	if !ok || hs == nil {

@@ -15,7 +15,8 @@ import (
 // HBase has moved one since (a compaction or a split's cleanup archives the
 // files it replaces; the job's snapshot keeps them from the cleaner), where
 // it went: the same place under archive/, then under .tmp/ — the resolution
-// order of DESIGN.md, applied again at open time.
+// order of planning (snapshot.Locations; docs/design.md, "The life of a job",
+// step 3), applied again at open time.
 type ArchiveFallback struct {
 	Opener
 	// RootDir is the source's hbase.rootdir path.

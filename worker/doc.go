@@ -1,8 +1,10 @@
-// Package worker runs the copy pipeline of one task (DESIGN.md, "The data path
-// of one task", steps 3 to 6): it reads the task's source HFiles, merges and
-// filters them per column family, and writes new HFiles laid out for the
-// target's regions into the target file system, handing each finished file to
-// a callback that bulk loads it and advances the checkpoint.
+// Package worker runs the copy pipeline of one task (docs/design.md, "The data
+// path of one task", steps 2 to 5, and "The fast-path rule"): it reads the
+// task's source HFiles, merges and filters them per column family, and writes
+// new HFiles laid out for the target's regions into the target file system,
+// handing each finished file to a callback that bulk loads it and advances the
+// checkpoint. Serve and RunAgent add the claim, the fenced load and the
+// checkpoint around it (steps 1 and 6 to 8).
 //
 // # Pipeline
 //
