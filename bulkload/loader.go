@@ -120,11 +120,11 @@ type LoaderConfig struct {
 	MaxAttempts int
 	// Backoff is the wait between attempts; default 200ms doubling to 5s.
 	Backoff hbase.Backoff
-	// WriterOptions returns the writer settings for re-split parts of a
-	// family. When nil or it returns false, the settings are read from the
-	// file being split (compression, encoding, tags, MVCC, bloom; default
-	// block size and ZSTD framing).
-	WriterOptions func(family string) (hfile.WriterOptions, bool)
+	// ZstdCodec is the target's hbase.io.compress.zstd.codec; empty means
+	// HBase's default (ZstdHadoopCodec). The parts of a re-split file are
+	// written with the settings SettingsFor gives the table's family (with
+	// this codec), and with the tags, MVCC and source task of the file.
+	ZstdCodec string
 	// VerifyCells reads every cell of a file before loading it and checks
 	// that the cells are in order and all of the file's family. The region
 	// server checks neither.
@@ -143,6 +143,10 @@ type Loader struct {
 	mu       sync.Mutex
 	regions  []*hbase.Region
 	families map[string]bool
+	// settings are the output settings of each family, for re-split parts;
+	// refused holds why a family has none.
+	settings map[string]FamilySettings
+	refused  map[string]error
 	token    string
 }
 
@@ -169,8 +173,17 @@ func NewLoader(ctx context.Context, cfg LoaderConfig) (*Loader, error) {
 		return nil, fmt.Errorf("bulk load into %s: %w", cfg.Table, err)
 	}
 	l.families = map[string]bool{}
+	l.settings = map[string]FamilySettings{}
+	l.refused = map[string]error{}
 	for _, f := range d.Families {
 		l.families[f.Name] = true
+		s, err := SettingsFor(f, cfg.ZstdCodec)
+		if err != nil {
+			// Such a family's files may still load; they cannot be re-split.
+			l.refused[f.Name] = err
+			continue
+		}
+		l.settings[f.Name] = s
 	}
 	if err := l.refresh(ctx); err != nil {
 		return nil, err
@@ -529,12 +542,9 @@ func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (
 	if err != nil {
 		return nil, err
 	}
-	opts, ok := hfile.WriterOptions{}, false
-	if l.cfg.WriterOptions != nil {
-		opts, ok = l.cfg.WriterOptions(f.Family)
-	}
-	if !ok {
-		opts = WriterOptionsOf(r)
+	opts, err := l.partOptions(f.Family, r)
+	if err != nil {
+		return nil, fmt.Errorf("re-split %s: %w", f.Path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -554,6 +564,23 @@ func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (
 		}
 	}
 	return parts, nil
+}
+
+// partOptions returns the writer settings for the parts of r, a file of
+// family: the family's settings, and what r's cells carry (tags, MVCC) and
+// its source task.
+func (l *Loader) partOptions(family string, r *hfile.Reader) (hfile.WriterOptions, error) {
+	if err := l.refused[family]; err != nil {
+		return hfile.WriterOptions{}, err
+	}
+	s, ok := l.settings[family]
+	if !ok {
+		return hfile.WriterOptions{}, fmt.Errorf("table %s has no family %s", l.cfg.Table, family)
+	}
+	of := WriterOptionsOf(r)
+	o := s.WriterOptions(of.IncludeTags, string(r.Info().Raw[hfile.FileInfoBulkLoadSourceTask]))
+	o.IncludeMVCC = of.IncludeMVCC
+	return o, nil
 }
 
 // writePart writes the cells of r inside region reg into a new file next to

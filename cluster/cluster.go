@@ -39,6 +39,11 @@ type Config struct {
 	NameNodes []string
 	// RootDir is the path of hbase.rootdir inside that HDFS, e.g. /hbase.
 	RootDir string
+	// ZstdCodec is the cluster's hbase.io.compress.zstd.codec, the class
+	// its region servers read and write ZSTD blocks with; empty means HBase's
+	// default, Hadoop's org.apache.hadoop.io.compress.ZStandardCodec. Files
+	// written for a ZSTD family are framed for it.
+	ZstdCodec string
 }
 
 // String describes the config for logs and errors.

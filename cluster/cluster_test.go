@@ -74,11 +74,15 @@ func TestLoad(t *testing.T) {
 		"hbase-site.xml": prop("hbase.zookeeper.quorum", "zk1,zk2:2182") +
 			prop("hbase.zookeeper.property.clientPort", "2281") +
 			prop("zookeeper.znode.parent", "/hbase-prod") +
-			prop("hbase.rootdir", "${fs.defaultFS}/apps/hbase/data"),
+			prop("hbase.rootdir", "${fs.defaultFS}/apps/hbase/data") +
+			prop("hbase.io.compress.zstd.codec", " org.apache.hadoop.hbase.io.compress.zstd.ZstdCodec "),
 	})
 	c, err := Load("source", ha)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.ZstdCodec != "org.apache.hadoop.hbase.io.compress.zstd.ZstdCodec" {
+		t.Errorf("HA config: ZSTD codec %q", c.ZstdCodec)
 	}
 	want := "source cluster (zookeeper zk1:2281,zk2:2182/hbase-prod, hdfs nn-a.example:8020,nn-b.example:8020/apps/hbase/data)"
 	if c.String() != want {
@@ -96,6 +100,9 @@ func TestLoad(t *testing.T) {
 	want = "target cluster (zookeeper zk:2181/hbase, hdfs nn.example:8020/hbase)"
 	if c.String() != want {
 		t.Errorf("plain config: %s\nwant %s", c, want)
+	}
+	if c.ZstdCodec != "" {
+		t.Errorf("plain config: ZSTD codec %q, want HBase's default (empty)", c.ZstdCodec)
 	}
 	if p, err := Parse("target", plain); err != nil || p.String() != want {
 		t.Errorf("Parse(folder) = %s, %v", p, err)

@@ -98,8 +98,8 @@ func ReadSite(dir string) (Site, error) {
 
 // Load reads a cluster's configuration folder: the ZooKeeper quorum
 // (hbase.zookeeper.quorum, with hbase.zookeeper.property.clientPort for hosts
-// without a port), zookeeper.znode.parent, and hbase.rootdir, whose HDFS name
-// service is resolved through hdfs-site.xml.
+// without a port), zookeeper.znode.parent, hbase.rootdir, whose HDFS name
+// service is resolved through hdfs-site.xml, and hbase.io.compress.zstd.codec.
 func Load(name, dir string) (Config, error) {
 	site, err := ReadSite(dir)
 	if err != nil {
@@ -136,5 +136,6 @@ func Load(name, dir string) (Config, error) {
 	if c.NameNodes, c.RootDir, err = ParseRootDir(root, site); err != nil {
 		return Config{}, fmt.Errorf("%s cluster: %s: %w", name, dir, err)
 	}
+	c.ZstdCodec = strings.TrimSpace(site.Get("hbase.io.compress.zstd.codec"))
 	return c, nil
 }

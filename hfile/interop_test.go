@@ -19,8 +19,12 @@ import (
 // running the fixture class testenv/src/main/java/rangecopy/testenv/fixtures/
 // HFileFixtures.java inside the test environment's JVM. The class must be
 // compiled (make testenv-build, or mvn -q -B -o -f testenv/pom.xml compile).
-// The harness has no ZSTD codec (Hadoop's needs its native library), so
-// NONE, GZ, SNAPPY and LZ4 are compared.
+// Every compression the writer has is compared: NONE, GZ, SNAPPY, LZ4 and
+// ZSTD. For ZSTD the harness runs HBase's own zstd-jni codec
+// (hbase.io.compress.zstd.codec in testenv/src/main/resources/hbase-site.xml;
+// Hadoop's default ZStandardCodec needs a native library the harness lacks),
+// which frames blocks as ZstdHadoopBlock does; TestInteropZstdCodecs also runs
+// HBase's aircompressor codec. docs/hfile-interop.md keeps the matrix.
 
 // fixtureClass is the fixture writer and dumper. The harness loads classes
 // from its own class path first: after changing the fixture, restart a
@@ -99,10 +103,10 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 	dir := t.TempDir()
 	runFixture(t, "write", dir)
 	files, err := filepath.Glob(filepath.Join(dir, "*.hfile"))
-	if err != nil || len(files) != 5*4*6+2 { // encodings x codecs x tags/MVCC, and 2 huge-cell files
-		t.Fatalf("HBase wrote %d files (%v), want 122", len(files), err)
+	if err != nil || len(files) != 5*5*6+3 { // encodings x codecs x tags/MVCC, and 3 huge-cell files
+		t.Fatalf("HBase wrote %d files (%v), want 153", len(files), err)
 	}
-	compressed := 0
+	compressed, zstd := 0, 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -114,6 +118,9 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 		}
 		if r.Info().TagsCompressed && r.Info().MaxTagsLen > 0 {
 			compressed++
+		}
+		if r.Trailer().Compression == CompressionZSTD {
+			zstd++
 		}
 		cells := readAll(t, r, ScanOptions{})
 		if r.Trailer().NumDataIndexLevels < 2 && !strings.Contains(f, "-huge-") {
@@ -141,9 +148,13 @@ func TestInteropReadHBaseFiles(t *testing.T) {
 			}
 		}
 	}
-	if compressed < 4*3*2 {
+	if compressed < 5*3*2 {
 		t.Errorf("only %d files with compressed tags", compressed)
 	}
+	if zstd != 5*6+1 {
+		t.Errorf("%d ZSTD files, want %d", zstd, 5*6+1)
+	}
+	t.Logf("read %d files HBase wrote, %d of them ZSTD", len(files), zstd)
 }
 
 // TestInteropHBaseReadsOurFiles writes files with our writer and has HBase's
@@ -172,13 +183,13 @@ func TestInteropHBaseReadsOurFiles(t *testing.T) {
 	}
 	seed := uint64(100)
 	for _, enc := range allEncodings {
-		for _, comp := range []Compression{CompressionNone, CompressionGZ, CompressionSnappy, CompressionLZ4} {
+		for _, comp := range []Compression{CompressionNone, CompressionGZ, CompressionSnappy, CompressionLZ4, CompressionZSTD} {
 			for _, tagMode := range []int{0, 1, 2} {
 				tags, compressTags := tagMode > 0, tagMode == 2
 				for _, mvcc := range []bool{false, true} {
 					seed++
 					name := fmt.Sprintf("go-%s-%s-tags%v-compresstags%v-mvcc%v.hfile", enc, comp, tags, compressTags, mvcc)
-					write(name, WriterOptions{BlockSize: 1024, Encoding: enc, Compression: comp, IncludeTags: tags,
+					write(name, WriterOptions{BlockSize: 1024, Encoding: enc, Compression: comp, ZstdFraming: ZstdHadoopBlock, IncludeTags: tags,
 						CompressTags: compressTags, IncludeMVCC: mvcc, IndexBlockSize: 512, IndexMinEntries: 4},
 						genCells(3000, seed, tags, mvcc))
 				}
@@ -200,6 +211,7 @@ func TestInteropHBaseReadsOurFiles(t *testing.T) {
 	}
 	write("go-huge-snappy.hfile", WriterOptions{Compression: CompressionSnappy}, huge)
 	write("go-huge-gz.hfile", WriterOptions{Compression: CompressionGZ, Encoding: EncodingFastDiff}, huge)
+	write("go-huge-zstd.hfile", WriterOptions{Compression: CompressionZSTD, ZstdFraming: ZstdHadoopBlock, Encoding: EncodingDiff}, huge)
 	write("go-empty.hfile", WriterOptions{Encoding: EncodingFastDiff}, nil)
 	write("go-nochecksum.hfile", WriterOptions{BytesPerChecksum: -1, Compression: CompressionSnappy}, genCells(500, 4, false, false))
 
@@ -231,6 +243,61 @@ func TestInteropHBaseReadsOurFiles(t *testing.T) {
 		}
 		compareDumps(t, name, got, exp)
 	}
+	t.Logf("HBase read %d files we wrote", len(names))
+}
+
+// TestInteropZstdCodecs runs both of HBase's ZSTD codecs (zstd-jni and
+// aircompressor) one stream per payload, as HFile blocks use them: each reads
+// the blocks we compress with ZstdHadoopBlock framing, and we read what each
+// writes. Payloads larger than a compression group take several groups.
+func TestInteropZstdCodecs(t *testing.T) {
+	dir := t.TempDir()
+	var cs codecs
+	payloads := map[string][]byte{}
+	for i, n := range []int{1, 100, 4096, hadoopChunk, hadoopChunk + 1, 300 << 10} {
+		var b []byte
+		for len(b) < n {
+			b = fmt.Appendf(b, "row-%06d value-%d;", len(b)%977, len(b)/13)
+		}
+		payloads[fmt.Sprintf("p%d-%d", i, n)] = b[:n]
+	}
+	for name, p := range payloads {
+		z, err := cs.compress(CompressionZSTD, ZstdHadoopBlock, nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for file, b := range map[string][]byte{name + ".zst": z, name + ".raw": p} {
+			if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runFixture(t, "codecs", dir)
+	checked := 0
+	for _, codec := range []string{"zstdjni", "aircompressor"} {
+		for name, p := range payloads {
+			got, err := os.ReadFile(filepath.Join(dir, name+".zst."+codec+".out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, p) {
+				t.Errorf("%s read our %s as %d bytes, want the %d we compressed", codec, name, len(got), len(p))
+			}
+			z, err := os.ReadFile(filepath.Join(dir, name+".raw."+codec+".zst"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.HasPrefix(z, zstdMagic) {
+				t.Errorf("%s wrote %s as a plain zstd frame; ZstdHadoopBlock is the wrong framing for it", codec, name)
+			}
+			back, err := cs.decompress(CompressionZSTD, nil, z, len(p))
+			if err != nil || !bytes.Equal(back, p) {
+				t.Errorf("%s's %s: we read %d bytes (%v), want %d", codec, name, len(back), err, len(p))
+			}
+			checked += 2
+		}
+	}
+	t.Logf("%d ZSTD streams checked both ways", checked)
 }
 
 // TestInteropBulkLoad bulk loads files our writer produced into a table that
@@ -243,18 +310,21 @@ func TestInteropBulkLoad(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	for _, tc := range []struct {
-		name string
-		opts WriterOptions
+		name        string
+		opts        WriterOptions
+		compression string // of the table's family
 	}{
-		{"plain", WriterOptions{}},
+		{"plain", WriterOptions{}, ""},
 		{"hfileoutputformat2", WriterOptions{Encoding: EncodingFastDiff, Compression: CompressionGZ, IncludeTags: true,
-			IncludeMVCC: true, Bloom: BloomRow, BlockSize: 4096}},
+			IncludeMVCC: true, Bloom: BloomRow, BlockSize: 4096}, "GZ"},
 		{"snappy-rowcol", WriterOptions{Encoding: EncodingDiff, Compression: CompressionSnappy, Bloom: BloomRowCol,
-			BlockSize: 2048, IndexBlockSize: 256, IndexMinEntries: 4}},
+			BlockSize: 2048, IndexBlockSize: 256, IndexMinEntries: 4}, ""},
+		{"zstd", WriterOptions{Encoding: EncodingFastDiff, Compression: CompressionZSTD, ZstdFraming: ZstdHadoopBlock,
+			IncludeMVCC: true, Bloom: BloomRow, BlockSize: 4096}, "ZSTD"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			table := testenv.UniqueName(t, "hfile_bulk")
-			err := env.Source.CreateTable(ctx, table, []testenv.Family{{Name: "cf", MaxVersions: 10}}, [][]byte{[]byte("r01000")})
+			err := env.Source.CreateTable(ctx, table, []testenv.Family{{Name: "cf", MaxVersions: 10, Compression: tc.compression}}, [][]byte{[]byte("r01000")})
 			if err != nil {
 				t.Fatal(err)
 			}

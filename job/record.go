@@ -62,6 +62,7 @@ type wireCluster struct {
 	ZNodeParent string   `json:"znode"`
 	NameNodes   []string `json:"namenodes,omitempty"`
 	RootDir     string   `json:"rootdir,omitempty"`
+	ZstdCodec   string   `json:"zstdCodec,omitempty"`
 }
 
 type wireRecord struct {
@@ -95,7 +96,7 @@ func toWire(c cluster.Config) json.RawMessage {
 	if len(c.ZKQuorum) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(wireCluster{Name: c.Name, ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, NameNodes: c.NameNodes, RootDir: c.RootDir})
+	b, _ := json.Marshal(wireCluster{Name: c.Name, ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, NameNodes: c.NameNodes, RootDir: c.RootDir, ZstdCodec: c.ZstdCodec})
 	return b
 }
 
@@ -107,7 +108,7 @@ func fromWire(what string, b json.RawMessage) (cluster.Config, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return cluster.Config{}, fmt.Errorf("%w: %s cluster: %v", ErrRecord, what, err)
 	}
-	return cluster.Config{Name: w.Name, ZKQuorum: w.ZKQuorum, ZNodeParent: w.ZNodeParent, NameNodes: w.NameNodes, RootDir: w.RootDir}, nil
+	return cluster.Config{Name: w.Name, ZKQuorum: w.ZKQuorum, ZNodeParent: w.ZNodeParent, NameNodes: w.NameNodes, RootDir: w.RootDir, ZstdCodec: w.ZstdCodec}, nil
 }
 
 // EncodeRecord writes a job record (JSON, readable with zkCli).

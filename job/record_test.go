@@ -12,7 +12,8 @@ import (
 func TestRecordRoundTrip(t *testing.T) {
 	src := cluster.Config{Name: "source", ZKQuorum: []string{"a:2181", "b:2181"}, ZNodeParent: "/hbase",
 		NameNodes: []string{"nn1:8020", "nn2:8020"}, RootDir: "/hbase"}
-	tgt := cluster.Config{Name: "target", ZKQuorum: []string{"t:2181"}, ZNodeParent: "/hbase-t", NameNodes: []string{"tn:8020"}, RootDir: "/h"}
+	tgt := cluster.Config{Name: "target", ZKQuorum: []string{"t:2181"}, ZNodeParent: "/hbase-t", NameNodes: []string{"tn:8020"}, RootDir: "/h",
+		ZstdCodec: "org.apache.hadoop.hbase.io.compress.zstd.ZstdCodec"}
 	r := Record{Spec: Spec{Table: "t", TargetTable: "u", Rows: KeyRange{Start: []byte{0, 0xff}, End: []byte("z")},
 		Time: TimeRange{Min: 1, Max: 2}, Families: []string{"f"}}, Snapshot: "rangecopy-x", Source: src, Target: tgt,
 		Options: RunOptions{Bandwidth: 1 << 20, CreateTable: true, KeepSnapshot: true, TaskBytes: 8 << 20,

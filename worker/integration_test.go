@@ -15,6 +15,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 
+	"rangecopy/bulkload"
 	"rangecopy/checkpoint"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
@@ -206,7 +207,7 @@ func copyAndCompare(t *testing.T, env *testenv.Env, srcTable string, srcFS *hdfs
 	}
 	families := map[string]FamilySettings{}
 	for _, fd := range td.Families {
-		if families[fd.Name], err = SettingsFor(fd, ""); err != nil {
+		if families[fd.Name], err = bulkload.SettingsFor(fd, ""); err != nil {
 			t.Fatal(err)
 		}
 	}

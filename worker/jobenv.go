@@ -131,14 +131,14 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 		if fd == nil {
 			return nil, fmt.Errorf("job %s: %w", c.Job, &bulkload.MissingFamiliesError{Table: target, Families: []string{f}})
 		}
-		if families[f], err = SettingsOf(*fd); err != nil {
+		if families[f], err = bulkload.SettingsFor(*fd, rec.Target.ZstdCodec); err != nil {
 			return nil, fmt.Errorf("job %s: target table %s: %w", c.Job, target, err)
 		}
 	}
 	if e.wd, err = bulkload.OpenWorkDir(ctx, c.TargetFS, c.Job, bulkload.WorkDirOptions{Root: rec.Options.WorkRoot}); err != nil {
 		return nil, fmt.Errorf("job %s: work folder: %w", c.Job, err)
 	}
-	if e.loader, err = bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: c.Target, FS: c.TargetFS, Table: target,
+	if e.loader, err = bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: c.Target, FS: c.TargetFS, Table: target, ZstdCodec: rec.Target.ZstdCodec,
 		Logger: c.Logger.With("part", "bulkload"), Counters: c.LoaderCounters}); err != nil {
 		return nil, fmt.Errorf("job %s: %w", c.Job, err)
 	}

@@ -334,7 +334,7 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 			}
 		}()
 	}
-	out := &outputs{ctx: ctx, fr: fr, dir: dir, fast: fast, wopts: fr.settings.writerOptions(includeTags, fr.t.Task.ID)}
+	out := &outputs{ctx: ctx, fr: fr, dir: dir, fast: fast, wopts: fr.settings.WriterOptions(includeTags, fr.t.Task.ID)}
 	defer out.abort(ctx)
 	err = mergeCells(ctx, srcs, out.add)
 	if err == nil {

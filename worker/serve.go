@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"time"
 
 	"rangecopy/bulkload"
@@ -375,43 +374,4 @@ func saveCheckpoint(ctx context.Context, claim *Claim, cp checkpoint.Checkpoint)
 		case <-t.C:
 		}
 	}
-}
-
-// SettingsOf returns the pipeline settings of a target family as HBase
-// describes it (compression, encoding, block size, bloom type). A setting
-// this module cannot write is an error naming the family.
-func SettingsOf(fd hbase.FamilyDescriptor) (FamilySettings, error) {
-	s := FamilySettings{BlockSize: fd.BlockSize}
-	name := strings.ToUpper(fd.Compression)
-	found := name == "" || name == "NONE"
-	for c := hfile.CompressionNone; !found && c <= hfile.CompressionBrotli; c++ {
-		if c.String() == name {
-			s.Compression, found = c, true
-		}
-	}
-	if !found {
-		return s, fmt.Errorf("family %s: unknown compression %q", fd.Name, fd.Compression)
-	}
-	name = strings.ToUpper(fd.DataBlockEncoding)
-	found = name == "" || name == "NONE"
-	for _, e := range []hfile.Encoding{hfile.EncodingPrefix, hfile.EncodingDiff, hfile.EncodingFastDiff, hfile.EncodingRowIndexV1} {
-		if !found && e.String() == name {
-			s.Encoding, found = e, true
-		}
-	}
-	if !found {
-		return s, fmt.Errorf("family %s: data block encoding %q is not supported", fd.Name, fd.DataBlockEncoding)
-	}
-	switch strings.ToUpper(fd.BloomFilter) {
-	case "", "NONE":
-	case "ROW":
-		s.Bloom = hfile.BloomRow
-	case "ROWCOL":
-		s.Bloom = hfile.BloomRowCol
-	default:
-		// ROWPREFIX_FIXED_LENGTH needs the prefix length; write no bloom:
-		// HBase reads a file without one, and compaction adds it.
-		s.Bloom = hfile.BloomNone
-	}
-	return s, nil
 }

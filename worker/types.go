@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"rangecopy/bulkload"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
@@ -77,29 +78,9 @@ type Input struct {
 }
 
 // FamilySettings are the target family's storage settings, written into every
-// output file of the family.
-type FamilySettings struct {
-	Compression hfile.Compression
-	Encoding    hfile.Encoding
-	// BlockSize is the data block size; 0 means 64 KiB.
-	BlockSize int
-	Bloom     hfile.BloomType
-	// ZstdFraming matters only for ZSTD: match the target's codec class.
-	ZstdFraming hfile.ZstdFraming
-}
-
-// writerOptions maps the settings onto the hfile writer's options.
-func (s FamilySettings) writerOptions(includeTags bool, task string) hfile.WriterOptions {
-	return hfile.WriterOptions{
-		BlockSize:   s.BlockSize,
-		Encoding:    s.Encoding,
-		Compression: s.Compression,
-		ZstdFraming: s.ZstdFraming,
-		Bloom:       s.Bloom,
-		IncludeTags: includeTags,
-		SourceTask:  task,
-	}
-}
+// output file of the family; bulkload.SettingsFor derives them from the
+// family's descriptor, for copied files and re-split parts alike.
+type FamilySettings = bulkload.FamilySettings
 
 // OutputFile is a finished output file of a family, or the end of a family.
 type OutputFile struct {
