@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
+	"rangecopy/retry"
 )
 
 // SnapshotInfo describes a completed snapshot.
@@ -37,7 +38,7 @@ func (c *Client) CreateSnapshot(ctx context.Context, table, name string) error {
 		if done.GetDone() {
 			return nil
 		}
-		if err := sleep(ctx, c.cfg.Backoff.Delay(min(attempt, 4), 0.5)); err != nil {
+		if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(min(attempt, 4))); err != nil {
 			return fmt.Errorf("%s: waiting: %w", what, err)
 		}
 	}
