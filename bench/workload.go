@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rangecopy/hbase"
+	"rangecopy/retry"
 )
 
 // Workload is a steady Get workload on the source table: Rate Gets a second of
@@ -48,12 +49,8 @@ func (w *Workload) Start(ctx context.Context, seed uint64) (stop func() Latency)
 		next := time.Now()
 		for {
 			next = next.Add(interval)
-			t := time.NewTimer(time.Until(next))
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if retry.Sleep(ctx, time.Until(next)) != nil {
 				return
-			case <-t.C:
 			}
 			due := next
 			row := RowKey(rng.Int64N(w.Rows))

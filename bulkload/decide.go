@@ -15,32 +15,32 @@ type Action int
 
 // Reactions to a failed load.
 const (
-	// GiveUp returns the error: the table or family does not exist, the
-	// file is bad, or the context is done.
-	GiveUp Action = iota
-	// Retry backs off and loads again into the same region.
-	Retry
-	// Relocate re-reads the table's regions from hbase:meta, backs off and
-	// plans the file again: it is loaded into the region that holds it now,
-	// or re-split when it spans several regions after a split or merge.
-	Relocate
-	// Diagnose follows loaded=false: the region server hid the cause, so the
-	// Loader looks for it (family gone, file unreadable, region changed)
-	// before it tries again.
-	Diagnose
+	// ActionGiveUp returns the error: the table or family does not exist,
+	// the file is bad, or the context is done.
+	ActionGiveUp Action = iota
+	// ActionRetry backs off and loads again into the same region.
+	ActionRetry
+	// ActionRelocate re-reads the table's regions from hbase:meta, backs off
+	// and plans the file again: it is loaded into the region that holds it
+	// now, or re-split when it spans several regions after a split or merge.
+	ActionRelocate
+	// ActionDiagnose follows loaded=false: the region server hid the cause,
+	// so the Loader looks for it (family gone, file unreadable, region
+	// changed) before it tries again.
+	ActionDiagnose
 )
 
 // String returns the action's name.
 func (a Action) String() string {
 	switch a {
-	case GiveUp:
-		return "GiveUp"
-	case Retry:
-		return "Retry"
-	case Relocate:
-		return "Relocate"
-	case Diagnose:
-		return "Diagnose"
+	case ActionGiveUp:
+		return "give up"
+	case ActionRetry:
+		return "retry"
+	case ActionRelocate:
+		return "relocate"
+	case ActionDiagnose:
+		return "diagnose"
 	}
 	return fmt.Sprintf("Action(%d)", int(a))
 }
@@ -55,41 +55,41 @@ func (e *errStaleRegion) Error() string { return "stale region view: " + e.msg }
 // state.
 func Decide(err error) Action {
 	if err == nil {
-		return GiveUp
+		return ActionGiveUp
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, hbase.ErrClosed) {
-		return GiveUp
+		return ActionGiveUp
 	}
 	// A split or merge first: the hbase client gives up on it itself, but for
 	// us it means "plan the file again".
 	if errors.Is(err, hbase.ErrRegionChanged) {
-		return Relocate
+		return ActionRelocate
 	}
 	var stale *errStaleRegion
 	if errors.As(err, &stale) {
-		return Relocate
+		return ActionRelocate
 	}
 	for _, fatal := range []error{hbase.ErrTableNotFound, hbase.ErrNoSuchColumnFamily, hbase.ErrTableNotEnabled,
 		hbase.ErrNamespaceNotFound, errBadFile} {
 		if errors.Is(err, fatal) {
-			return GiveUp
+			return ActionGiveUp
 		}
 	}
 	var nf *hbase.NotFoundError
 	if errors.As(err, &nf) {
-		return GiveUp
+		return ActionGiveUp
 	}
 	var ble *hbase.BulkLoadError
 	if errors.As(err, &ble) && ble.Err == nil {
-		return Diagnose
+		return ActionDiagnose
 	}
 	switch hbase.Classify(err) {
-	case hbase.Retry:
-		return Retry
-	case hbase.Relocate:
-		return Relocate
+	case hbase.ActionRetry:
+		return ActionRetry
+	case hbase.ActionRelocate:
+		return ActionRelocate
 	}
-	return GiveUp
+	return ActionGiveUp
 }
 
 // regionsFor returns the regions of a table (sorted, covering every key)

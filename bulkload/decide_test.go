@@ -27,39 +27,39 @@ func TestDecide(t *testing.T) {
 		err  error
 		want Action
 	}{
-		{"nil", nil, GiveUp},
-		{"cancelled", fmt.Errorf("load: %w", context.Canceled), GiveUp},
-		{"deadline", callFailed(context.DeadlineExceeded), GiveUp},
-		{"client closed", callFailed(hbase.ErrClosed), GiveUp},
-		{"region split", callFailed(fmt.Errorf("region x is now y: %w", hbase.ErrRegionChanged)), Relocate},
-		{"region split after retries", callFailed(fmt.Errorf("giving up after 3 attempts: %w", hbase.ErrRegionChanged)), Relocate},
-		{"stale view", &errStaleRegion{msg: "hole"}, Relocate},
-		{"not serving", callFailed(remote(hbase.KindNotServingRegion)), Relocate},
-		{"moved", callFailed(remote(hbase.KindRegionMoved)), Relocate},
-		{"server stopped", callFailed(remote(hbase.KindRegionServerStopped)), Relocate},
-		{"connection broken", callFailed(&hbase.ConnError{Err: io.EOF}), Relocate},
-		{"region opening", callFailed(remote(hbase.KindRegionOpening)), Retry},
-		{"too busy", callFailed(remote(hbase.KindRegionTooBusy)), Retry},
-		{"server starting", remote(hbase.KindServerNotRunningYet), Retry},
-		{"loaded=false", loadedFalse, Diagnose},
-		{"loaded=false wrapped", fmt.Errorf("x: %w", loadedFalse), Diagnose},
-		{"unknown family", callFailed(remote(hbase.KindNoSuchColumnFamily)), GiveUp},
-		{"unknown table", callFailed(remote(hbase.KindTableNotFound)), GiveUp},
-		{"table disabled", callFailed(remote(hbase.KindTableNotEnabled)), GiveUp},
-		{"table gone from meta", &hbase.NotFoundError{Kind: hbase.KindTableNotFound, What: "table", Name: "t"}, GiveUp},
-		{"family error of ours", &LoadError{Err: &hbase.NotFoundError{Kind: hbase.KindNoSuchColumnFamily, What: "column family", Name: "t:x"}}, GiveUp},
-		{"file gone", &LoadError{Err: fmt.Errorf("%w: %w", ErrFileGone, fmt.Errorf("%w: %w", errBadFile, os.ErrNotExist))}, GiveUp},
-		{"bad file", &LoadError{Err: fmt.Errorf("%w: %w", errBadFile, hfile.ErrFormat)}, GiveUp},
-		{"do not retry", callFailed(&hbase.RemoteError{Kind: hbase.KindOther, Class: "x", DoNotRetry: true}), GiveUp},
-		{"other remote error", callFailed(remote(hbase.KindOther)), Retry},
-		{"plain error", errors.New("boom"), GiveUp},
+		{"nil", nil, ActionGiveUp},
+		{"cancelled", fmt.Errorf("load: %w", context.Canceled), ActionGiveUp},
+		{"deadline", callFailed(context.DeadlineExceeded), ActionGiveUp},
+		{"client closed", callFailed(hbase.ErrClosed), ActionGiveUp},
+		{"region split", callFailed(fmt.Errorf("region x is now y: %w", hbase.ErrRegionChanged)), ActionRelocate},
+		{"region split after retries", callFailed(fmt.Errorf("giving up after 3 attempts: %w", hbase.ErrRegionChanged)), ActionRelocate},
+		{"stale view", &errStaleRegion{msg: "hole"}, ActionRelocate},
+		{"not serving", callFailed(remote(hbase.KindNotServingRegion)), ActionRelocate},
+		{"moved", callFailed(remote(hbase.KindRegionMoved)), ActionRelocate},
+		{"server stopped", callFailed(remote(hbase.KindRegionServerStopped)), ActionRelocate},
+		{"connection broken", callFailed(&hbase.ConnError{Err: io.EOF}), ActionRelocate},
+		{"region opening", callFailed(remote(hbase.KindRegionOpening)), ActionRetry},
+		{"too busy", callFailed(remote(hbase.KindRegionTooBusy)), ActionRetry},
+		{"server starting", remote(hbase.KindServerNotRunningYet), ActionRetry},
+		{"loaded=false", loadedFalse, ActionDiagnose},
+		{"loaded=false wrapped", fmt.Errorf("x: %w", loadedFalse), ActionDiagnose},
+		{"unknown family", callFailed(remote(hbase.KindNoSuchColumnFamily)), ActionGiveUp},
+		{"unknown table", callFailed(remote(hbase.KindTableNotFound)), ActionGiveUp},
+		{"table disabled", callFailed(remote(hbase.KindTableNotEnabled)), ActionGiveUp},
+		{"table gone from meta", &hbase.NotFoundError{Kind: hbase.KindTableNotFound, What: "table", Name: "t"}, ActionGiveUp},
+		{"family error of ours", &LoadError{Err: &hbase.NotFoundError{Kind: hbase.KindNoSuchColumnFamily, What: "column family", Name: "t:x"}}, ActionGiveUp},
+		{"file gone", &LoadError{Err: fmt.Errorf("%w: %w", ErrFileGone, fmt.Errorf("%w: %w", errBadFile, os.ErrNotExist))}, ActionGiveUp},
+		{"bad file", &LoadError{Err: fmt.Errorf("%w: %w", errBadFile, hfile.ErrFormat)}, ActionGiveUp},
+		{"do not retry", callFailed(&hbase.RemoteError{Kind: hbase.KindOther, Class: "x", DoNotRetry: true}), ActionGiveUp},
+		{"other remote error", callFailed(remote(hbase.KindOther)), ActionRetry},
+		{"plain error", errors.New("boom"), ActionGiveUp},
 	}
 	for _, tt := range tests {
 		if got := Decide(tt.err); got != tt.want {
 			t.Errorf("%s: Decide(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
 		}
 	}
-	for a, want := range map[Action]string{GiveUp: "GiveUp", Retry: "Retry", Relocate: "Relocate", Diagnose: "Diagnose", 9: "Action(9)"} {
+	for a, want := range map[Action]string{ActionGiveUp: "give up", ActionRetry: "retry", ActionRelocate: "relocate", ActionDiagnose: "diagnose", 9: "Action(9)"} {
 		if a.String() != want {
 			t.Errorf("Action(%d).String() = %q", int(a), a.String())
 		}
@@ -108,18 +108,18 @@ func TestRegionsFor(t *testing.T) {
 		}
 	}
 	// A hole (a region missing from the view) and a region in transition
-	// are stale views: Relocate.
+	// are stale views: ActionRelocate.
 	holed := []*hbase.Region{regions[0], regions[2], regions[3]}
-	if _, err := regionsFor(holed, []byte("a"), []byte("e")); Decide(err) != Relocate {
+	if _, err := regionsFor(holed, []byte("a"), []byte("e")); Decide(err) != ActionRelocate {
 		t.Errorf("hole: err = %v", err)
 	}
-	if _, err := regionsFor(holed[1:], []byte("a"), []byte("a")); Decide(err) != Relocate {
+	if _, err := regionsFor(holed[1:], []byte("a"), []byte("a")); Decide(err) != ActionRelocate {
 		t.Errorf("no region: err = %v", err)
 	}
-	if _, err := regionsFor(testRegions(false, "b"), []byte("c"), []byte("c")); Decide(err) != Relocate || !strings.Contains(err.Error(), "not open") {
+	if _, err := regionsFor(testRegions(false, "b"), []byte("c"), []byte("c")); Decide(err) != ActionRelocate || !strings.Contains(err.Error(), "not open") {
 		t.Errorf("in transition: err = %v", err)
 	}
-	if _, err := regionsFor(nil, []byte("c"), []byte("c")); Decide(err) != Relocate {
+	if _, err := regionsFor(nil, []byte("c"), []byte("c")); Decide(err) != ActionRelocate {
 		t.Errorf("no regions: err = %v", err)
 	}
 }

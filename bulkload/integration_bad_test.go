@@ -116,7 +116,7 @@ func TestIntegrationBadInput(t *testing.T) {
 			t.Errorf("%s: err = %v, want a *LoadError", c.name, err)
 			continue
 		}
-		if bulkload.Decide(err) != bulkload.GiveUp {
+		if bulkload.Decide(err) != bulkload.ActionGiveUp {
 			t.Errorf("%s: Decide = %v, want GiveUp", c.name, bulkload.Decide(err))
 		}
 		for _, want := range append(c.contains, c.file.Path) {

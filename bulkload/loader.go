@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"path"
@@ -20,6 +19,7 @@ import (
 
 	"rangecopy/hbase"
 	"rangecopy/hfile"
+	"rangecopy/retry"
 )
 
 // File is one finished HFile in the target HDFS, ready to be loaded into one
@@ -118,8 +118,9 @@ type LoaderConfig struct {
 	// MaxAttempts bounds the failed attempts to load one file (re-splits
 	// included); default 30. The context's deadline bounds it too.
 	MaxAttempts int
-	// Backoff is the wait between attempts; default 200ms doubling to 5s.
-	Backoff hbase.Backoff
+	// Backoff is the wait between attempts; default 200ms doubling to 5s,
+	// each wait cut to a random point of its later half.
+	Backoff retry.Backoff
 	// ZstdCodec is the target's hbase.io.compress.zstd.codec; empty means
 	// HBase's default (ZstdHadoopCodec). The parts of a re-split file are
 	// written with the settings SettingsFor gives the table's family (with
@@ -158,8 +159,8 @@ func NewLoader(ctx context.Context, cfg LoaderConfig) (*Loader, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 30
 	}
-	if cfg.Backoff.Base <= 0 {
-		cfg.Backoff = hbase.Backoff{Base: 200 * time.Millisecond, Max: 5 * time.Second}
+	if cfg.Backoff.Initial <= 0 {
+		cfg.Backoff = retry.Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.5}
 	}
 	l := &Loader{cfg: cfg, log: cfg.Logger, counters: cfg.Counters}
 	if l.log == nil {
@@ -275,7 +276,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 		act := Decide(err)
 		failures++
-		if act == Diagnose {
+		if act == ActionDiagnose {
 			notLoaded++
 			if reason, cause := l.diagnose(ctx, cur.file); reason != "" {
 				return &LoadError{File: cur.file, Region: regionName, Reason: reason, Err: cause}
@@ -285,7 +286,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 			}
 			l.dropToken(ctx) // a staging folder that vanished would refuse every load
 		}
-		if act == GiveUp {
+		if act == ActionGiveUp {
 			return &LoadError{File: cur.file, Region: regionName, Reason: "cannot load", Err: err}
 		}
 		if failures >= l.cfg.MaxAttempts {
@@ -293,11 +294,11 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 		l.counters.Retries.Add(1)
 		l.log.Warn("bulkload: load failed, trying again", "file", cur.file.Path, "region", regionName, "action", act.String(), "attempt", failures, "err", err)
-		if err := sleep(ctx, l.cfg.Backoff.Delay(failures-1, rand.Float64())); err != nil {
+		if err := retry.Sleep(ctx, l.cfg.Backoff.Delay(failures-1)); err != nil {
 			return &LoadError{File: cur.file, Region: regionName, Reason: "cancelled while waiting to retry", Err: err}
 		}
-		if act != Retry {
-			if err := l.refresh(ctx); err != nil && Decide(err) == GiveUp {
+		if act != ActionRetry {
+			if err := l.refresh(ctx); err != nil && Decide(err) == ActionGiveUp {
 				return &LoadError{File: cur.file, Region: regionName, Reason: "cannot look up regions", Err: err}
 			}
 		}
@@ -428,7 +429,7 @@ func (l *Loader) Close(ctx context.Context) error {
 func (l *Loader) diagnose(ctx context.Context, f File) (string, error) {
 	d, err := l.cfg.Client.TableDescriptor(ctx, l.cfg.Table)
 	if err != nil {
-		if Decide(err) == GiveUp {
+		if Decide(err) == ActionGiveUp {
 			return "table gone", err
 		}
 		return "", nil

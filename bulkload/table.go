@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rangecopy/hbase"
+	"rangecopy/retry"
 )
 
 // MissingFamiliesError reports an existing target table that lacks families
@@ -106,8 +107,8 @@ func EnsureTable(ctx context.Context, c *hbase.Client, source hbase.TableDescrip
 // waitOpen polls hbase:meta until the table has (at least) n regions, all
 // open on a server.
 func waitOpen(ctx context.Context, c *hbase.Client, table string, n int) error {
-	pause := 100 * time.Millisecond
-	for {
+	backoff := retry.Backoff{Initial: 100 * time.Millisecond, Max: 2 * time.Second}
+	for attempt := 0; ; attempt++ {
 		regions, err := c.Regions(ctx, table)
 		if err == nil {
 			// At least the n regions made, every one open. Someone may split
@@ -127,9 +128,8 @@ func waitOpen(ctx context.Context, c *hbase.Client, table string, n int) error {
 				return nil
 			}
 		}
-		if err := sleep(ctx, pause); err != nil {
+		if err := retry.Sleep(ctx, backoff.Delay(attempt)); err != nil {
 			return fmt.Errorf("wait for the %d regions of %s to open: %w", n, table, err)
 		}
-		pause = min(2*pause, 2*time.Second)
 	}
 }

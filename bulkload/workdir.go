@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
+
+	"rangecopy/retry"
 )
 
 // DefaultDirPerm is the mode of the work folders: everyone may create and
@@ -183,7 +185,7 @@ func CloseFile(ctx context.Context, fw *hdfs.FileWriter, name string) error {
 // CloseFileAttempts is CloseFile with a bound of its own: at most attempts
 // calls to Close, with backoff from 20 ms doubling to 2 s between them.
 func CloseFileAttempts(ctx context.Context, fw *hdfs.FileWriter, name string, attempts int) error {
-	pause := 20 * time.Millisecond
+	backoff := retry.Backoff{Initial: 20 * time.Millisecond, Max: 2 * time.Second}
 	for attempt := 1; ; attempt++ {
 		err := fw.Close()
 		if err == nil {
@@ -192,21 +194,8 @@ func CloseFileAttempts(ctx context.Context, fw *hdfs.FileWriter, name string, at
 		if !hdfs.IsErrReplicating(err) || attempt >= attempts {
 			return fmt.Errorf("close %s (attempt %d): %w", name, attempt, err)
 		}
-		if err := sleep(ctx, pause); err != nil {
+		if err := retry.Sleep(ctx, backoff.Delay(attempt-1)); err != nil {
 			return fmt.Errorf("close %s: waiting for replicas: %w", name, err)
 		}
-		pause = min(2*pause, 2*time.Second)
-	}
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

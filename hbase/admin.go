@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
+	"rangecopy/retry"
 )
 
 // masterCache holds the last known active master.
@@ -265,8 +266,8 @@ func (c *Client) waitProcedure(ctx context.Context, what string, procID uint64) 
 		case pb.GetProcedureResultResponse_NOT_FOUND:
 			return fmt.Errorf("%s: procedure %d not found on the master", what, procID)
 		}
-		d := c.cfg.Backoff.Delay(min(attempt, 4), 0.5)
-		if err := sleep(ctx, d); err != nil {
+		d := c.cfg.Backoff.Delay(min(attempt, 4))
+		if err := retry.Sleep(ctx, d); err != nil {
 			return fmt.Errorf("%s: waiting for procedure %d: %w", what, procID, err)
 		}
 	}

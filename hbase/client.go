@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+
+	"rangecopy/retry"
 )
 
 // Config configures a Client. Only ZKQuorum is required.
@@ -30,8 +32,9 @@ type Config struct {
 	// first); default 15 (about 35s of backoff). The context's deadline
 	// bounds it too.
 	MaxAttempts int
-	// Backoff is the wait between attempts; default 100ms doubling to 5s.
-	Backoff Backoff
+	// Backoff is the wait between attempts; default 100ms doubling to 5s,
+	// each wait cut to a random point of its later half.
+	Backoff retry.Backoff
 	// DialTimeout bounds opening a connection (TCP and connection header);
 	// default 10s.
 	DialTimeout time.Duration
@@ -104,8 +107,8 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 15
 	}
-	if cfg.Backoff.Base <= 0 {
-		cfg.Backoff = defaultBackoff
+	if cfg.Backoff.Initial <= 0 {
+		cfg.Backoff = retry.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.5}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
+	"rangecopy/retry"
 )
 
 // newTestClient builds a Client without ZooKeeper whose dialer hands out
@@ -22,7 +23,7 @@ func newTestClient(t *testing.T, serve func(fs *fakeServer)) (*Client, *atomic.I
 	cfg := Config{
 		Auth:        Simple{User: "tester"},
 		MaxAttempts: 3,
-		Backoff:     Backoff{Base: time.Millisecond, Max: 2 * time.Millisecond},
+		Backoff:     retry.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond, Jitter: 0.5},
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			dials.Add(1)
 			cli, srv := net.Pipe()
@@ -132,7 +133,7 @@ func TestClientRedialsBrokenConnection(t *testing.T) {
 	})
 	server := ServerName{Host: "rs", Port: 1}
 	_, err := c.rpc(context.Background(), server, ClientService, "Scan", &pb.ScanRequest{}, nil, nil)
-	if Classify(err) != Relocate {
+	if Classify(err) != ActionRelocate {
 		t.Fatalf("first call: err = %v, want a Relocate error", err)
 	}
 	if _, err := c.rpc(context.Background(), server, ClientService, "Scan", &pb.ScanRequest{}, nil, nil); err != nil {

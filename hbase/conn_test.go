@@ -284,7 +284,7 @@ func TestConnServerHangUp(t *testing.T) {
 		}
 	}()
 	_, err := c.call(context.Background(), "Get", &pb.ScanRequest{}, nil)
-	if Classify(err) != Relocate {
+	if Classify(err) != ActionRelocate {
 		t.Fatalf("err = %v classified %s, want Relocate", err, Classify(err))
 	}
 }
@@ -302,7 +302,7 @@ func TestConnFatalConnectionException(t *testing.T) {
 	}()
 	_, err := c.call(context.Background(), "Scan", &pb.ScanRequest{}, nil)
 	var re *RemoteError
-	if !errors.As(err, &re) || re.Message != "bad header" || Classify(err) != GiveUp {
+	if !errors.As(err, &re) || re.Message != "bad header" || Classify(err) != ActionGiveUp {
 		t.Fatalf("err = %v (classified %s)", err, Classify(err))
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // locateError reports a region that could not be located right now: a hole in
-// hbase:meta, a region in transition without a server. Classify says Relocate.
+// hbase:meta, a region in transition without a server. Classify says ActionRelocate.
 type locateError struct {
 	table string
 	row   []byte
@@ -25,7 +25,7 @@ func (e *locateError) Error() string {
 	return fmt.Sprintf("hbase: locate row %q of table %s: %s", e.row, e.table, e.msg)
 }
 
-// retryableError marks an error worth a plain retry (Classify says Retry),
+// retryableError marks an error worth a plain retry (Classify says ActionRetry),
 // for example a scanner that must be reopened.
 type retryableError struct{ err error }
 
@@ -278,7 +278,7 @@ func (c *Client) Locate(ctx context.Context, table string, row []byte) (*Region,
 }
 
 // regionCall runs one call against the region of table holding row, with
-// retries: it locates the region, calls fn, and on a Relocate error forgets
+// retries: it locates the region, calls fn, and on an ActionRelocate error forgets
 // the location and tries again.
 func (c *Client) regionCall(ctx context.Context, what, table string, row []byte, fn func(r *Region) error) error {
 	var cur *Region

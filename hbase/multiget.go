@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
+	"rangecopy/retry"
 )
 
 // GetMany reads many rows of table with one Multi call per region server,
@@ -24,7 +25,7 @@ func (c *Client) GetMany(ctx context.Context, table string, gets []Get) ([]Resul
 	failed := map[int]error{}
 	for attempt := 0; len(todo) > 0; attempt++ {
 		if attempt > 0 {
-			if err := sleep(ctx, c.cfg.Backoff.Delay(attempt-1, 0.5)); err != nil {
+			if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(attempt-1)); err != nil {
 				for _, i := range todo {
 					failed[i] = err
 				}
@@ -40,7 +41,7 @@ func (c *Client) GetMany(ctx context.Context, table string, gets []Get) ([]Resul
 				continue
 			}
 			failed[i] = err
-			if Classify(err) != GiveUp && attempt+1 < c.cfg.MaxAttempts {
+			if Classify(err) != ActionGiveUp && attempt+1 < c.cfg.MaxAttempts {
 				retry = append(retry, i)
 			}
 		}
@@ -109,7 +110,7 @@ func (c *Client) getManyOnce(ctx context.Context, table string, gets []Get, todo
 				if ex := rars[n].GetException(); ex != nil {
 					re := newRemoteErrorFromPair(ex)
 					re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-					if Classify(re) == Relocate {
+					if Classify(re) == ActionRelocate {
 						c.invalidate(g.region, re)
 					}
 					for _, i := range g.idx {
@@ -128,7 +129,7 @@ func (c *Client) getManyOnce(ctx context.Context, table string, gets []Get, todo
 					if ex := roe.GetException(); ex != nil {
 						re := newRemoteErrorFromPair(ex)
 						re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-						if Classify(re) == Relocate {
+						if Classify(re) == ActionRelocate {
 							c.invalidate(g.region, re)
 						}
 						errs[i] = re

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
+	"rangecopy/retry"
 )
 
 // MutationType says whether a Mutation writes or deletes.
@@ -212,7 +213,7 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 	failed := map[int]error{}
 	for attempt := 0; len(todo) > 0; attempt++ {
 		if attempt > 0 {
-			if err := sleep(ctx, c.cfg.Backoff.Delay(attempt-1, 0.5)); err != nil {
+			if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(attempt-1)); err != nil {
 				for _, i := range todo {
 					failed[i] = err
 				}
@@ -228,7 +229,7 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 				continue
 			}
 			failed[i] = err
-			if Classify(err) != GiveUp && attempt+1 < c.cfg.MaxAttempts {
+			if Classify(err) != ActionGiveUp && attempt+1 < c.cfg.MaxAttempts {
 				retry = append(retry, i)
 			}
 		}
@@ -297,7 +298,7 @@ func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, 
 				if ex := rar.GetException(); ex != nil {
 					re := newRemoteErrorFromPair(ex)
 					re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-					if Classify(re) == Relocate {
+					if Classify(re) == ActionRelocate {
 						c.invalidate(g.region, re)
 					}
 					for _, i := range g.idx {
@@ -309,7 +310,7 @@ func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, 
 					if ex := roe.GetException(); ex != nil {
 						re := newRemoteErrorFromPair(ex)
 						re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-						if Classify(re) == Relocate {
+						if Classify(re) == ActionRelocate {
 							c.invalidate(g.region, re)
 						}
 						errs[int(roe.GetIndex())] = re

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"testing"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -24,32 +23,32 @@ func TestClassify(t *testing.T) {
 		err  error
 		want Action
 	}{
-		{"nil", nil, GiveUp},
-		{"not serving", remote("org.apache.hadoop.hbase.NotServingRegionException", false), Relocate},
-		{"moved", remote("org.apache.hadoop.hbase.exceptions.RegionMovedException", false), Relocate},
-		{"rs stopped", remote("org.apache.hadoop.hbase.regionserver.RegionServerStoppedException", false), Relocate},
-		{"too busy", remote("org.apache.hadoop.hbase.RegionTooBusyException", false), Retry},
-		{"not running yet", remote("org.apache.hadoop.hbase.ipc.ServerNotRunningYetException", false), Retry},
-		{"queue full", remote("org.apache.hadoop.hbase.CallQueueTooBigException", false), Retry},
-		{"please hold", remote("org.apache.hadoop.hbase.PleaseHoldException", false), Retry},
-		{"opening", remote("org.apache.hadoop.hbase.exceptions.RegionOpeningException", false), Retry},
-		{"table not found", remote("org.apache.hadoop.hbase.TableNotFoundException", true), GiveUp},
-		{"no family", remote("org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException", true), GiveUp},
-		{"do not retry", remote("org.apache.hadoop.hbase.DoNotRetryIOException", true), GiveUp},
-		{"unknown subclass flagged", remote("com.example.MyDoNotRetryException", true), GiveUp},
-		{"unknown io exception", remote("java.io.IOException", false), Retry},
+		{"nil", nil, ActionGiveUp},
+		{"not serving", remote("org.apache.hadoop.hbase.NotServingRegionException", false), ActionRelocate},
+		{"moved", remote("org.apache.hadoop.hbase.exceptions.RegionMovedException", false), ActionRelocate},
+		{"rs stopped", remote("org.apache.hadoop.hbase.regionserver.RegionServerStoppedException", false), ActionRelocate},
+		{"too busy", remote("org.apache.hadoop.hbase.RegionTooBusyException", false), ActionRetry},
+		{"not running yet", remote("org.apache.hadoop.hbase.ipc.ServerNotRunningYetException", false), ActionRetry},
+		{"queue full", remote("org.apache.hadoop.hbase.CallQueueTooBigException", false), ActionRetry},
+		{"please hold", remote("org.apache.hadoop.hbase.PleaseHoldException", false), ActionRetry},
+		{"opening", remote("org.apache.hadoop.hbase.exceptions.RegionOpeningException", false), ActionRetry},
+		{"table not found", remote("org.apache.hadoop.hbase.TableNotFoundException", true), ActionGiveUp},
+		{"no family", remote("org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException", true), ActionGiveUp},
+		{"do not retry", remote("org.apache.hadoop.hbase.DoNotRetryIOException", true), ActionGiveUp},
+		{"unknown subclass flagged", remote("com.example.MyDoNotRetryException", true), ActionGiveUp},
+		{"unknown io exception", remote("java.io.IOException", false), ActionRetry},
 		{"wal closed", newRemoteError(&pb.ExceptionResponse{ExceptionClassName: proto.String("java.io.IOException"),
-			StackTrace: proto.String("java.io.IOException: Cannot append; log is closed")}), Relocate},
-		{"wrapped remote", fmt.Errorf("get: %w", remote("org.apache.hadoop.hbase.NotServingRegionException", false)), Relocate},
-		{"conn broken", &ConnError{Server: ServerName{Host: "h", Port: 1}, Err: io.EOF}, Relocate},
-		{"conn closed by us", &ConnError{Err: ErrClosed}, GiveUp},
-		{"client closed", ErrClosed, GiveUp},
-		{"canceled", fmt.Errorf("x: %w", context.Canceled), GiveUp},
-		{"deadline", context.DeadlineExceeded, GiveUp},
-		{"locate hole", &locateError{table: "t", msg: "hole"}, Relocate},
-		{"table missing locally", &NotFoundError{Kind: KindTableNotFound, What: "table", Name: "t"}, GiveUp},
-		{"scanner reset", &retryableError{errors.New("x")}, Retry},
-		{"plain error", errors.New("bad input"), GiveUp},
+			StackTrace: proto.String("java.io.IOException: Cannot append; log is closed")}), ActionRelocate},
+		{"wrapped remote", fmt.Errorf("get: %w", remote("org.apache.hadoop.hbase.NotServingRegionException", false)), ActionRelocate},
+		{"conn broken", &ConnError{Server: ServerName{Host: "h", Port: 1}, Err: io.EOF}, ActionRelocate},
+		{"conn closed by us", &ConnError{Err: ErrClosed}, ActionGiveUp},
+		{"client closed", ErrClosed, ActionGiveUp},
+		{"canceled", fmt.Errorf("x: %w", context.Canceled), ActionGiveUp},
+		{"deadline", context.DeadlineExceeded, ActionGiveUp},
+		{"locate hole", &locateError{table: "t", msg: "hole"}, ActionRelocate},
+		{"table missing locally", &NotFoundError{Kind: KindTableNotFound, What: "table", Name: "t"}, ActionGiveUp},
+		{"scanner reset", &retryableError{errors.New("x")}, ActionRetry},
+		{"plain error", errors.New("bad input"), ActionGiveUp},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.err); got != tt.want {
@@ -90,31 +89,5 @@ func TestRemoteError(t *testing.T) {
 		if k.String() == "" || k.String()[0] == 'E' {
 			t.Errorf("kind %d has no name", k)
 		}
-	}
-}
-
-func TestBackoff(t *testing.T) {
-	b := Backoff{Base: 100 * time.Millisecond, Max: time.Second}
-	tests := []struct {
-		attempt  int
-		jitter   float64
-		min, max time.Duration
-	}{
-		{0, 0, 50 * time.Millisecond, 50 * time.Millisecond},
-		{0, 0.999, 50 * time.Millisecond, 100 * time.Millisecond},
-		{1, 0, 100 * time.Millisecond, 100 * time.Millisecond},
-		{3, 0.5, 600 * time.Millisecond, 600 * time.Millisecond},
-		{4, 0, 500 * time.Millisecond, 500 * time.Millisecond}, // capped at Max
-		{60, 1, 500 * time.Millisecond, time.Second},           // no overflow
-		{2, -3, 200 * time.Millisecond, 200 * time.Millisecond},
-	}
-	for _, tt := range tests {
-		got := b.Delay(tt.attempt, tt.jitter)
-		if got < tt.min || got > tt.max {
-			t.Errorf("Delay(%d, %v) = %v, want in [%v, %v]", tt.attempt, tt.jitter, got, tt.min, tt.max)
-		}
-	}
-	if d := (Backoff{}).Delay(0, 0); d != defaultBackoff.Base/2 {
-		t.Errorf("zero Backoff Delay = %v", d)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
+	"rangecopy/retry"
 )
 
 // SnapshotInfo describes a completed snapshot.
@@ -86,7 +87,7 @@ func (c *Client) CreateSnapshot(ctx context.Context, table, name string) error {
 					"the master would wait for it until its snapshot timeout: %w", what, gone, ErrSnapshotFailed)
 			}
 		}
-		if err := sleep(ctx, c.cfg.Backoff.Delay(min(attempt, 4), 0.5)); err != nil {
+		if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(min(attempt, 4))); err != nil {
 			return fmt.Errorf("%s: waiting: %w", what, err)
 		}
 	}

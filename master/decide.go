@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rangecopy/registry"
+	"rangecopy/retry"
 )
 
 // Step is what the leading master does next for one job.
@@ -63,14 +64,11 @@ type Decision struct {
 	Message string
 }
 
-// RetryBackoff is how long a failed task waits before its next reset:
-// 5 s doubling per earlier retry, at most 2 minutes.
-func RetryBackoff(retries int) time.Duration {
-	d := 5 * time.Second
-	for i := 0; i < retries && d < 2*time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, 2*time.Minute)
+// RetryBackoff is how long a failed task waits before its next reset, by
+// the number of earlier resets: 5 s doubling per earlier retry, at most 2
+// minutes. It has no jitter, so Decide stays pure.
+func RetryBackoff() retry.Backoff {
+	return retry.Backoff{Initial: 5 * time.Second, Max: 2 * time.Minute}
 }
 
 // Decide chooses the next step for a job. It is pure: the caller gathers
@@ -92,19 +90,20 @@ func Decide(v View) Decision {
 	if c.Done >= c.Tasks && c.Failed == 0 {
 		return Decision{Step: StepFinish}
 	}
-	var retry []string
+	var reset []string
 	exhausted := 0
+	backoff := RetryBackoff()
 	for _, f := range v.Failures {
 		switch {
 		case f.Retries >= v.RetryLimit:
 			exhausted++
-		case !v.Now.Before(f.Seen.Add(RetryBackoff(f.Retries))):
-			retry = append(retry, f.Task)
+		case !v.Now.Before(f.Seen.Add(backoff.Delay(f.Retries))):
+			reset = append(reset, f.Task)
 		}
 	}
-	if len(retry) > 0 {
-		slices.Sort(retry)
-		return Decision{Step: StepRetry, Retry: retry}
+	if len(reset) > 0 {
+		slices.Sort(reset)
+		return Decision{Step: StepRetry, Retry: reset}
 	}
 	// Pause only once nothing else can end: every other task is done.
 	if exhausted > 0 && exhausted == c.Failed && c.Done+c.Failed >= c.Tasks {

@@ -60,8 +60,8 @@ func TestDecide(t *testing.T) {
 func TestRetryBackoff(t *testing.T) {
 	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 2 * time.Minute, 2 * time.Minute}
 	for i, w := range want {
-		if got := RetryBackoff(i); got != w {
-			t.Errorf("RetryBackoff(%d) = %v, want %v", i, got, w)
+		if got := RetryBackoff().Delay(i); got != w {
+			t.Errorf("RetryBackoff().Delay(%d) = %v, want %v", i, got, w)
 		}
 	}
 }

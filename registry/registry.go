@@ -205,12 +205,18 @@ func (r *Registry) onEvent(ev zk.Event) {
 }
 
 // endGeneration closes the lost channel of the current session. r.mu is held.
+// A session lost while the registry is open is a warning; the end of the
+// session by Close (or anything seen while closing) is not.
 func (r *Registry) endGeneration(why string) {
 	if r.lostDone {
 		return
 	}
 	r.lostDone = true
 	close(r.lost)
+	if isClosed(r.closed) {
+		r.log.Debug("zookeeper session ended", "why", why)
+		return
+	}
 	r.log.Warn("zookeeper session lost", "why", why)
 }
 

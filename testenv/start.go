@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"rangecopy/retry"
 )
 
 // jvmFlags open the JDK internals that HBase 2.6 and Hadoop 3.3 reach into on
@@ -167,8 +169,10 @@ func Stop(ctx context.Context, dir string, grace time.Duration) error {
 		return fmt.Errorf("stop test environment: signal %d: %w", pid, err)
 	}
 	deadline := time.Now().Add(grace)
-	for alive(pid) && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(200 * time.Millisecond)
+	for alive(pid) && time.Now().Before(deadline) {
+		if retry.Sleep(ctx, 200*time.Millisecond) != nil {
+			break
+		}
 	}
 	if alive(pid) {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"rangecopy/retry"
 )
 
 // Limiter limits a job's read bandwidth. One Limiter is shared by every task
@@ -41,15 +43,7 @@ func (b *TokenBucket) WaitN(ctx context.Context, n int) error {
 	for n > 0 {
 		part := min(float64(n), b.burst)
 		wait := b.reserve(part)
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			case <-t.C:
-			}
-		} else if err := ctx.Err(); err != nil {
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return err
 		}
 		n -= int(part)

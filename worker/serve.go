@@ -15,6 +15,7 @@ import (
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/registry"
+	"rangecopy/retry"
 )
 
 // RegionLister lists a table's regions in key order: the target cluster's
@@ -202,7 +203,8 @@ func lost(c *Claim, err error) bool {
 	return errors.Is(err, registry.ErrLostClaim) || isLost(c)
 }
 
-// runClaimed runs a claimed task to its end, up to cfg.Attempts times.
+// runClaimed runs a claimed task to its end, up to cfg.Attempts times
+// (runAgain, attemptBackoff).
 func runClaimed(ctx context.Context, cfg *ServeConfig, claim *Claim, log *slog.Logger) error {
 	spec, err := job.DecodeTaskSpec(claim.Spec())
 	if err != nil {
@@ -243,31 +245,18 @@ func runClaimed(ctx context.Context, cfg *ServeConfig, claim *Claim, log *slog.L
 	if len(b) > 0 {
 		log.Info("resuming task", "checkpoint", cp.String())
 	}
-	var last error
-	for attempt := 1; attempt <= max(cfg.Attempts, 1); attempt++ {
-		if attempt > 1 {
-			wait := time.Duration(attempt*attempt) * time.Second
-			log.Warn("task attempt failed; running it again from its checkpoint", "attempt", attempt-1, "err", last, "wait", wait)
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			case <-t.C:
-			}
+	backoff := attemptBackoff()
+	for attempt := 1; ; attempt++ {
+		err := runAttempt(ctx, cfg, claim, spec, inputs, families, &cp)
+		if !runAgain(err, attempt, cfg.Attempts, ctx.Err() != nil, isLost(claim)) {
+			return err
 		}
-		last = runAttempt(ctx, cfg, claim, spec, inputs, families, &cp)
-		if last == nil || ctx.Err() != nil || lost(claim, last) || !retryable(last) {
-			return last
+		wait := backoff.Delay(attempt - 1)
+		log.Warn("task attempt failed; running it again from its checkpoint", "attempt", attempt, "err", err, "wait", wait)
+		if err := retry.Sleep(ctx, wait); err != nil {
+			return err
 		}
 	}
-	return last
-}
-
-// retryable reports whether another run of the task may succeed.
-func retryable(err error) bool {
-	return !errors.Is(err, job.ErrTaskSpec) && !errors.Is(err, checkpoint.ErrFormat) &&
-		!errors.Is(err, hbase.ErrTableNotFound) && !errors.Is(err, hbase.ErrNoSuchColumnFamily)
 }
 
 // runAttempt runs the pipeline once from *cp, advancing *cp as files load.
@@ -354,24 +343,21 @@ func describe(f OutputFile) string {
 	return f.Path
 }
 
-// saveCheckpoint stores cp fenced by the claim, retrying transient failures
-// a few times.
+// saveCheckpoint stores cp fenced by the claim, retrying passing failures
+// a few times (saveAgain, checkpointBackoff).
 func saveCheckpoint(ctx context.Context, claim *Claim, cp checkpoint.Checkpoint) error {
 	b, err := cp.Encode()
 	if err != nil {
 		return err
 	}
-	for i := 0; ; i++ {
+	backoff := checkpointBackoff()
+	for try := 1; ; try++ {
 		err = claim.SaveCheckpoint(ctx, b)
-		if err == nil || i >= 5 || registry.Classify(err) != registry.ActionRetry {
+		if !saveAgain(err, try) {
 			return err
 		}
-		t := time.NewTimer(time.Duration(i+1) * 500 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if retry.Sleep(ctx, backoff.Delay(try-1)) != nil {
 			return err
-		case <-t.C:
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
+	"rangecopy/retry"
 )
 
 const jobUsage = `Usage: rangecopy job <status|list|cancel|pause|resume|wait> [<job-id>] --zk <host:port,...> [flags]
@@ -286,12 +287,8 @@ func jobWait(ctx context.Context, reg *registry.Registry, id string, timeout tim
 		case registry.JobFailed, registry.JobCancelled:
 			return fmt.Errorf("job %s %s: %s", id, j.State, j.Message)
 		}
-		t := time.NewTimer(2 * time.Second)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if retry.Sleep(ctx, 2*time.Second) != nil {
 			return fmt.Errorf("job %s: still %s after %s", id, said, timeout)
-		case <-t.C:
 		}
 	}
 }
