@@ -412,6 +412,9 @@ func (r *run) record(snapshot string) job.Record {
 			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: r.detached}}
 }
 
+// msgTakingSnapshot is logged as a snapshot of the source is asked for.
+const msgTakingSnapshot = "taking a snapshot of the source table"
+
 // pin returns the job's pinned inputs: the snapshot if it exists (a resumed
 // planning), else a new one.
 func (r *run) pin(ctx context.Context, name string) (*snapshot.Pinned, error) {
@@ -429,6 +432,7 @@ func (r *run) pin(ctx context.Context, name string) (*snapshot.Pinned, error) {
 		// A half-taken snapshot of a crashed run: drop it and take it again.
 		_ = snapshot.Release(ctx, r.src, name)
 	}
+	r.log.Info(msgTakingSnapshot, "snapshot", name, "table", r.o.Spec.Table)
 	p, err = snapshot.Pin(ctx, r.src, fsys, r.o.Source.RootDir, r.o.Spec.Table, name, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pin source table %s with snapshot %s: %w", r.o.Spec.Table, name, err)

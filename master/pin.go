@@ -9,6 +9,7 @@ import (
 
 	"rangecopy/hbase"
 	"rangecopy/registry"
+	"rangecopy/retry"
 	"rangecopy/snapshot"
 )
 
@@ -16,14 +17,13 @@ import (
 // first and PinAttempts-1 more after failed ones.
 const PinAttempts = 5
 
-// pinBackoff is the wait before the second snapshot; each later one waits
-// twice as long, up to pinBackoffMax. Together the waits (10+20+40+80 s)
-// outlast a snapshot that an older master still runs for the table (it
-// refuses a second one meanwhile) in most cases short of its timeout.
-const (
-	pinBackoff    = 10 * time.Second
-	pinBackoffMax = 2 * time.Minute
-)
+// pinBackoff is the wait before each snapshot taken again: 10 s before the
+// second, doubling to 2 min. Together the waits (10+20+40+80 s) let a
+// snapshot that an older master still runs for the table (it refuses a
+// second one meanwhile) end or time out in most cases.
+func pinBackoff() retry.Backoff {
+	return retry.Backoff{Initial: 10 * time.Second, Max: 2 * time.Minute}
+}
 
 // PinState is a job's side node registry.NodePin: the snapshot that pins the
 // job's inputs when it is not the one the job's record names, because that
@@ -54,11 +54,7 @@ func PinRetry(err error, attempt int) (bool, time.Duration) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false, 0
 	}
-	d := pinBackoff << attempt
-	if d > pinBackoffMax || d <= 0 {
-		d = pinBackoffMax
-	}
-	return true, d
+	return true, pinBackoff().DelayAt(attempt, 0)
 }
 
 // PinName is the name of a job's attempt-th snapshot: the record's name for
@@ -105,8 +101,8 @@ func (r *run) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned, Pi
 			return p, st, nil
 		}
 		attempt := st.Retries()
-		retry, wait := PinRetry(err, attempt)
-		if !retry {
+		again, wait := PinRetry(err, attempt)
+		if !again {
 			if attempt > 0 {
 				err = fmt.Errorf("%w (snapshot %d of %d; the earlier ones failed: %v)", err, attempt+1, PinAttempts, st.Errors)
 			}
@@ -128,12 +124,8 @@ func (r *run) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned, Pi
 		r.log.Warn("the source snapshot failed; taking another under a new name", "job", id, "failed", st.Snapshot,
 			"next", next.Snapshot, "attempt", attempt+2, "of", PinAttempts, "wait", wait, "err", err)
 		st = next
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, st, ctx.Err()
-		case <-t.C:
+		if err := retry.Sleep(ctx, wait); err != nil {
+			return nil, st, err
 		}
 	}
 }
