@@ -306,7 +306,7 @@ func (r *run) checkTarget(ctx context.Context) error {
 	case !errors.Is(err, hbase.ErrTableNotFound):
 		return fmt.Errorf("target table %s on %s: %w", target, o.Target, err)
 	case !o.CreateTable:
-		return fmt.Errorf("target table %s on the %s: %w (use --create-table)", target, o.Target, bulkload.ErrNoTargetTable)
+		return &bulkload.NoTargetTableError{Table: target, Cluster: o.Target.String()}
 	}
 	return nil
 }
