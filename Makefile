@@ -3,13 +3,17 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build deps testenv-build testenv-up testenv-down testenv-status demo test bench vet fmt proto clean
+.PHONY: all build docs deps testenv-build testenv-up testenv-down testenv-status demo test bench vet fmt proto clean
 
 all: build
 
 ## build: the rangecopy binary in bin/
 build:
 	go build -ldflags "$(GO_LDFLAGS)" -o bin/rangecopy ./cmd/rangecopy
+
+## docs: regenerate the markdown reference of every command in docs/cli (a test checks it is current)
+docs:
+	go generate ./cmd/rangecopy
 
 ## deps: install what is missing (JDK 17, Maven, protoc, protoc-gen-go) and fetch Go and Maven dependencies
 deps:

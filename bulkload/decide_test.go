@@ -176,6 +176,16 @@ func TestMissingFamiliesAndTargetDescriptor(t *testing.T) {
 	if !errors.Is(err, hbase.ErrNoSuchColumnFamily) || !strings.Contains(err.Error(), "a, c") {
 		t.Errorf("MissingFamiliesError = %v", err)
 	}
+	var noTable error = &NoTargetTableError{Table: "ns:t", Cluster: "target cluster (zookeeper z1:2181/hbase)"}
+	if want := "target table ns:t does not exist on the target cluster (zookeeper z1:2181/hbase); use --create-table to create it"; noTable.Error() != want {
+		t.Errorf("NoTargetTableError = %q, want %q", noTable, want)
+	}
+	if wrapped := fmt.Errorf("check: %w", noTable); !errors.Is(wrapped, ErrNoTargetTable) || !errors.Is(wrapped, hbase.ErrTableNotFound) {
+		t.Errorf("NoTargetTableError matches neither ErrNoTargetTable nor hbase.ErrTableNotFound")
+	}
+	if got := (&NoTargetTableError{Table: "t"}).Error(); got != "target table t does not exist; use --create-table to create it" {
+		t.Errorf("NoTargetTableError without a cluster = %q", got)
+	}
 	d := TargetDescriptor(src, "dst")
 	if d.Name != "dst" || len(d.Families) != 3 || d.Families[0].TTL != 60 || d.Families[0].Compression != "GZ" || !d.Families[1].InMemory {
 		t.Errorf("TargetDescriptor = %+v", d)

@@ -29,8 +29,33 @@ func (e *MissingFamiliesError) Error() string {
 func (e *MissingFamiliesError) Is(target error) bool { return target == hbase.ErrNoSuchColumnFamily }
 
 // ErrNoTargetTable reports a target table that does not exist while creating
-// it was not asked for. The error returned wraps hbase.ErrTableNotFound too.
-var ErrNoTargetTable = errors.New("target table does not exist (ask to create it)")
+// it was not asked for. The errors returned are *NoTargetTableError, which
+// match it and hbase.ErrTableNotFound.
+var ErrNoTargetTable = errors.New("target table does not exist")
+
+// NoTargetTableError reports a target table that does not exist while
+// creating it was not asked for, in one sentence that says how to have it
+// created. errors.Is matches ErrNoTargetTable and hbase.ErrTableNotFound.
+type NoTargetTableError struct {
+	Table string
+	// Cluster names where the table was looked for, e.g. "target cluster
+	// (zookeeper ...)"; empty leaves it out.
+	Cluster string
+}
+
+// Error names the table and the cluster and says to use --create-table.
+func (e *NoTargetTableError) Error() string {
+	on := ""
+	if e.Cluster != "" {
+		on = " on the " + e.Cluster
+	}
+	return fmt.Sprintf("target table %s does not exist%s; use --create-table to create it", e.Table, on)
+}
+
+// Is matches ErrNoTargetTable and hbase.ErrTableNotFound.
+func (e *NoTargetTableError) Is(target error) bool {
+	return target == ErrNoTargetTable || target == hbase.ErrTableNotFound
+}
 
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -92,7 +117,7 @@ func EnsureTable(ctx context.Context, c *hbase.Client, source hbase.TableDescrip
 	case !errors.Is(err, hbase.ErrTableNotFound):
 		return false, fmt.Errorf("ensure target table %s: %w", target, err)
 	case !create:
-		return false, fmt.Errorf("%s: %w: %w", target, ErrNoTargetTable, err)
+		return false, &NoTargetTableError{Table: target}
 	}
 	d := TargetDescriptor(source, target)
 	if err := c.CreateTable(ctx, d, splits); err != nil {

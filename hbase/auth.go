@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/user"
 )
 
@@ -59,11 +60,22 @@ func (s Simple) Handshake(_ context.Context, c net.Conn, _ ServerName) (net.Conn
 	return c, nil
 }
 
-// osUser returns the name of the current OS user, or "root" if it cannot be
-// found.
-func osUser() string {
+// DefaultUser is the HBase effective user and HDFS user a client acts as
+// when none is given, picked as Hadoop's clients pick it under simple
+// authentication: $HADOOP_USER_NAME, else the OS user running this process
+// ($USER or $LOGNAME when the user database does not know it), else "root".
+// It is the one place rangecopy works the default user out.
+func DefaultUser() string {
+	if u := os.Getenv("HADOOP_USER_NAME"); u != "" {
+		return u
+	}
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		return u.Username
+	}
+	for _, k := range []string{"USER", "LOGNAME"} {
+		if u := os.Getenv(k); u != "" {
+			return u
+		}
 	}
 	return "root"
 }

@@ -21,8 +21,8 @@ type Config struct {
 	ZKQuorum []string
 	// ZNodeParent is HBase's zookeeper.znode.parent; default "/hbase".
 	ZNodeParent string
-	// User is the effective user for SIMPLE authentication; default the OS
-	// user running this process.
+	// User is the effective user for SIMPLE authentication; default
+	// DefaultUser.
 	User string
 	// Auth overrides User with another authentication; default Simple{User}.
 	Auth Authenticator
@@ -96,7 +96,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("hbase: Config.ZNodeParent %q is not an absolute znode path", cfg.ZNodeParent)
 	}
 	if cfg.User == "" {
-		cfg.User = osUser()
+		cfg.User = DefaultUser()
 	}
 	if cfg.Auth == nil {
 		cfg.Auth = Simple{User: cfg.User}

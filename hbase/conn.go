@@ -90,7 +90,7 @@ func newConn(ctx context.Context, nc net.Conn, server ServerName, service Servic
 		opts.log = slog.New(slog.DiscardHandler)
 	}
 	if opts.auth == nil {
-		opts.auth = Simple{User: osUser()}
+		opts.auth = Simple{User: DefaultUser()}
 	}
 	hdr := &pb.ConnectionHeader{
 		UserInfo:            &pb.UserInformation{EffectiveUser: proto.String(opts.auth.EffectiveUser())},

@@ -58,8 +58,8 @@ type Options struct {
 	// WorkRoot is the parent of job work folders on the target HDFS; empty
 	// means bulkload.DefaultRoot(User).
 	WorkRoot string
-	// User is the HBase effective user and the HDFS user; empty means the
-	// OS user.
+	// User is the HBase effective user and the HDFS user; empty means
+	// hbase.DefaultUser.
 	User string
 	// TaskBytes is the input size a task aims at; 0 means job.DefaultTaskBytes.
 	TaskBytes int64
@@ -118,7 +118,7 @@ func (o *Options) defaults() {
 		o.ProgressInterval = time.Second
 	}
 	if o.User == "" {
-		o.User = worker.OSUser()
+		o.User = hbase.DefaultUser()
 	}
 	if len(o.ZK) == 0 {
 		o.ZK = o.Target.ZKQuorum
@@ -306,7 +306,7 @@ func (r *run) checkTarget(ctx context.Context) error {
 	case !errors.Is(err, hbase.ErrTableNotFound):
 		return fmt.Errorf("target table %s on %s: %w", target, o.Target, err)
 	case !o.CreateTable:
-		return fmt.Errorf("target table %s on the %s: %w (use --create-table)", target, o.Target, bulkload.ErrNoTargetTable)
+		return &bulkload.NoTargetTableError{Table: target, Cluster: o.Target.String()}
 	}
 	return nil
 }

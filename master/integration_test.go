@@ -166,7 +166,7 @@ func TestCopyBadInput(t *testing.T) {
 		{name: "family missing in target", mod: func(o *Options) { o.Spec.TargetTable = partial; o.CreateTable = true },
 			want: []string{partial, "cf2"}, is: hbase.ErrNoSuchColumnFamily},
 		{name: "no target without create", mod: func(o *Options) { o.CreateTable = false },
-			want: []string{"does not exist"}, is: bulkload.ErrNoTargetTable},
+			want: []string{"does not exist on the target cluster (zookeeper ", "; use --create-table to create it"}, is: bulkload.ErrNoTargetTable},
 		{name: "unreachable source", mod: func(o *Options) {
 			o.Source.ZKQuorum = []string{"127.0.0.1:1"}
 			o.DialTimeout = 3 * time.Second

@@ -144,21 +144,36 @@ func (r Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// WriteText writes the report for a person.
+// WriteText writes the report for a person. A job that is not done (failed,
+// interrupted, cancelled) shows its error first and then what it got done,
+// with no rate: a rate over a run that stopped part way, or before it read
+// anything, tells nothing.
 func (r Report) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, `job %s: %s
-  %s -> %s, rows %s, time %s
-  %d/%d tasks done, %d failed
-  read %s, loaded %s in %s files (%s cells), %d retries
-  %.1f s at %s/s, %d input files pruned unread
-`, r.Job, r.Status, r.Table, r.TargetTable, r.Rows, r.Time, r.TasksDone, r.Tasks, r.TasksFailed,
-		Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.Retries,
-		r.Seconds, Bytes(int64(r.BytesPerSecond)), r.FilesPruned)
-	if err == nil && r.PinRetries > 0 {
-		_, err = fmt.Fprintf(w, "  source snapshot taken again %d times after a failed one\n", r.PinRetries)
+	var b strings.Builder
+	fmt.Fprintf(&b, "job %s: %s\n", r.Job, r.Status)
+	if r.Error != "" {
+		fmt.Fprintf(&b, "  error: %s\n", r.Error)
 	}
-	if err == nil && r.Error != "" {
-		_, err = fmt.Fprintf(w, "  error: %s\n", r.Error)
+	fmt.Fprintf(&b, "  %s -> %s, rows %s, time %s\n", r.Table, r.TargetTable, r.Rows, r.Time)
+	switch {
+	case r.Status == "done":
+		fmt.Fprintf(&b, "  %d/%d tasks done, %d failed\n", r.TasksDone, r.Tasks, r.TasksFailed)
+		fmt.Fprintf(&b, "  read %s, loaded %s in %s files (%s cells), %d retries\n",
+			Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.Retries)
+		fmt.Fprintf(&b, "  %.1f s at %s/s, %d input files pruned unread\n", r.Seconds, Bytes(int64(r.BytesPerSecond)), r.FilesPruned)
+	case r.Tasks == 0 && r.BytesRead == 0 && r.FilesLoaded == 0:
+		b.WriteString("  done before it stopped: nothing (no task was planned or run)\n")
+	default:
+		fmt.Fprintf(&b, "  done before it stopped: %d of %d tasks (%d failed); read %s, loaded %s in %s files (%s cells), %d retries",
+			r.TasksDone, r.Tasks, r.TasksFailed, Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.Retries)
+		if r.Seconds > 0 {
+			fmt.Fprintf(&b, ", in %s", time.Duration(r.Seconds*float64(time.Second)).Round(100*time.Millisecond))
+		}
+		b.WriteString("\n")
 	}
+	if r.PinRetries > 0 {
+		fmt.Fprintf(&b, "  source snapshot taken again %d times after a failed one\n", r.PinRetries)
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }

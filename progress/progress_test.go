@@ -159,9 +159,59 @@ func TestReport(t *testing.T) {
 	if err := r.WriteText(&txt); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"job j1: done", "t -> t2, rows [a, b)", "5/5 tasks done", "read 4.0 MiB, loaded 5.0 MiB in 6 files (7 cells), 1 retries", "3 input files pruned"} {
+	for _, want := range []string{"job j1: done", "t -> t2, rows [a, b)", "5/5 tasks done", "read 4.0 MiB, loaded 5.0 MiB in 6 files (7 cells), 1 retries", "4.0 s at 1.0 MiB/s, 3 input files pruned"} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, txt.String())
 		}
+	}
+}
+
+// TestReportTextNotDone: a report of a job that did not finish says its
+// status and error first, then what was done before it stopped, and no rate.
+func TestReportTextNotDone(t *testing.T) {
+	base := Report{Job: "j1", Table: "t", TargetTable: "t2", Rows: "[a, b)", Time: "[0, MAX)"}
+	for _, tc := range []struct {
+		name   string
+		report func() Report
+		want   []string
+	}{
+		{name: "failed before planning", report: func() Report {
+			r := base
+			r.Status, r.Error = "failed", "job j1: registry: connection lost"
+			return r
+		}, want: []string{"job j1: failed\n  error: job j1: registry: connection lost\n  t -> t2, rows [a, b)",
+			"done before it stopped: nothing (no task was planned or run)"}},
+		{name: "failed tasks", report: func() Report {
+			r := base
+			r.Status, r.Error = "failed", "job j1: tasks failed: 2 of 5"
+			r.Fill(Sample{Elapsed: 12340 * time.Millisecond, TasksTotal: 5, TasksDone: 3, TasksFailed: 2,
+				BytesRead: 3 << 20, BytesLoaded: 4 << 20, FilesLoaded: 6, Cells: 7, Retries: 4})
+			return r
+		}, want: []string{"job j1: failed\n  error: job j1: tasks failed: 2 of 5\n",
+			"done before it stopped: 3 of 5 tasks (2 failed); read 3.0 MiB, loaded 4.0 MiB in 6 files (7 cells), 4 retries, in 12.3s\n"}},
+		{name: "interrupted", report: func() Report {
+			r := base
+			r.Status, r.Error = "interrupted", "job j1 stopped (resume with --resume j1): context canceled"
+			r.Fill(Sample{Elapsed: time.Second, TasksTotal: 2, BytesRead: 1 << 10})
+			return r
+		}, want: []string{"job j1: interrupted\n  error: job j1 stopped (resume with --resume j1)",
+			"done before it stopped: 0 of 2 tasks (0 failed); read 1.0 KiB"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var txt bytes.Buffer
+			if err := tc.report().WriteText(&txt); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(txt.String(), want) {
+					t.Errorf("text report lacks %q:\n%s", want, txt.String())
+				}
+			}
+			for _, not := range []string{"/s", " s at ", "pruned"} {
+				if strings.Contains(txt.String(), not) {
+					t.Errorf("text report of a job that is not done shows %q:\n%s", not, txt.String())
+				}
+			}
+		})
 	}
 }

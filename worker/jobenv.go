@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
@@ -69,7 +68,7 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 	rec := c.Record
 	user := rec.Options.User
 	if user == "" {
-		user = OSUser()
+		user = hbase.DefaultUser()
 	}
 	e = &JobEnv{}
 	defer func() {
@@ -183,15 +182,4 @@ func (e *JobEnv) Close(ctx context.Context) {
 		e.closes[i]()
 	}
 	e.closes = nil
-}
-
-// OSUser is the name of the user running this process, the default HBase
-// and HDFS user.
-func OSUser() string {
-	for _, k := range []string{"USER", "LOGNAME"} {
-		if u := os.Getenv(k); u != "" {
-			return u
-		}
-	}
-	return "root"
 }

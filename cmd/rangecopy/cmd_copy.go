@@ -3,26 +3,50 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/user"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
 
-	"rangecopy/cluster"
+	"github.com/spf13/cobra"
+
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/progress"
 )
 
-const copyUsage = `Usage: rangecopy copy --source <cluster> --target <cluster> --table <table> [flags]
+// copyFlags are the command line of rangecopy copy, as typed.
+type copyFlags struct {
+	source, target                    clusterFlags
+	table, targetTable                string
+	startRow, stopRow                 string
+	startTime, endTime                string
+	families                          string
+	workers                           int
+	bandwidth                         string
+	taskSize                          string
+	createTable, keepSnapshot, dryRun bool
+	jsonOut                           bool
+	resume                            string
+	detach                            bool
+	retries                           int
+	registry                          registryFlags
+	workDir                           string
+	user                              userFlag
+	log                               logFlags
+	cpuProfile                        string
+}
 
-Copies a key range (and time range) of a table from the source cluster to the
+func newCopyCommand() *cobra.Command {
+	var f copyFlags
+	c := &cobra.Command{
+		Use:   "copy --source <cluster> --target <cluster> --table <table>",
+		Short: "copy a key range (and time range) of a table to another cluster",
+		Long: `Copies a key range (and time range) of a table from the source cluster to the
 target, online: it snapshots the source table, plans the range into tasks
 registered in ZooKeeper, and runs them with embedded workers that read the
 source's HFiles from its HDFS, write HFiles for the target's regions into the
@@ -35,41 +59,25 @@ it with "rangecopy job status <id>".
 
 A cluster is a folder holding its hbase-site.xml (and core-site.xml,
 hdfs-site.xml), or a ZooKeeper cluster key (zk1,zk2:2181:/hbase) together with
---source-hdfs/--target-hdfs. Row keys take the HBase shell's \xNN escapes.
+--source-hdfs/--target-hdfs. Row keys take the HBase shell's \xNN escapes;
+times are cell timestamps in milliseconds. The report goes to stdout, progress
+and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
+		Example: `  rangecopy copy --source /etc/hbase/conf --target zk1,zk2,zk3:2181:/hbase \
+      --target-hdfs hdfs://nn2:8020/hbase --table ns:events \
+      --start-row 'user\x00\x10' --stop-row 'user\x00\x20' \
+      --start-time 1700000000000 --end-time 1700086400000 \
+      --workers 8 --bandwidth 200MB/s --create-table
 
-Flags:
-`
-
-// copyFlags are the command line of rangecopy copy, as typed.
-type copyFlags struct {
-	source, target, sourceHDFS, targetHDFS string
-	table, targetTable                     string
-	startRow, stopRow                      string
-	startTime, endTime                     string
-	families                               string
-	workers                                int
-	bandwidth                              string
-	createTable, keepSnapshot, dryRun      bool
-	jsonOut                                bool
-	zkRoot, zk, workDir, user, resume      string
-	taskSize                               string
-	verbose                                bool
-	detach                                 bool
-	retries                                int
-	cpuProfile                             string
-}
-
-func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("copy", flag.ContinueOnError)
-	fs.SetOutput(w)
-	fs.Usage = func() {
-		fmt.Fprint(w, copyUsage)
-		fs.PrintDefaults()
+  rangecopy copy --detach --zk zk1,zk2,zk3:2181 --source ... --target ... --table ns:events`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runCopyCommand(c.Context(), f, c.OutOrStdout(), c.ErrOrStderr())
+		},
 	}
-	fs.StringVar(&f.source, "source", "", "source cluster: ZooKeeper cluster key or folder of its site files (required)")
-	fs.StringVar(&f.target, "target", "", "target cluster: ZooKeeper cluster key or folder of its site files (required)")
-	fs.StringVar(&f.sourceHDFS, "source-hdfs", "", "source hbase.rootdir, hdfs://namenode:port/path (needed with a cluster key)")
-	fs.StringVar(&f.targetHDFS, "target-hdfs", "", "target hbase.rootdir, hdfs://namenode:port/path (needed with a cluster key)")
+	fs := c.Flags()
+	fs.SortFlags = false
+	f.source.add(fs, "source")
+	f.target.add(fs, "target")
 	fs.StringVar(&f.table, "table", "", "source table, [namespace:]name (required unless --resume)")
 	fs.StringVar(&f.targetTable, "target-table", "", "target table (default the source table's name)")
 	fs.StringVar(&f.startRow, "start-row", "", "first row to copy (inclusive; default the start of the table)")
@@ -77,36 +85,30 @@ func copyFlagSet(w io.Writer, f *copyFlags) *flag.FlagSet {
 	fs.StringVar(&f.startTime, "start-time", "", "oldest cell timestamp to copy, ms (inclusive; default 0)")
 	fs.StringVar(&f.endTime, "end-time", "", "cell timestamp to stop before, ms (exclusive; default no limit)")
 	fs.StringVar(&f.families, "families", "", "comma-separated column families to copy (default all)")
+	fs.BoolVar(&f.createTable, "create-table", false, "create a missing target table, pre-split like the source")
 	fs.IntVar(&f.workers, "workers", 4, "tasks run at once")
 	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s (default none)")
-	fs.BoolVar(&f.createTable, "create-table", false, "create a missing target table, pre-split like the source")
+	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.keepSnapshot, "keep-snapshot", false, "keep the source snapshot when the copy is done")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the final report as JSON on stdout")
-	fs.StringVar(&f.zkRoot, "zk-root", "/rangecopy", "registry root in ZooKeeper")
-	fs.StringVar(&f.zk, "zk", "", "ZooKeeper servers of the registry, host:port,... (default the target's quorum)")
-	fs.StringVar(&f.workDir, "work-dir", "", "parent of the job's work folder on the target HDFS (default /user/<user>/.rangecopy)")
-	fs.StringVar(&f.user, "user", "", "HBase effective user and HDFS user (default the OS user)")
 	fs.StringVar(&f.resume, "resume", "", "id of a stopped job to go on with")
-	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
-	fs.BoolVar(&f.verbose, "v", false, "log every task and file")
 	fs.BoolVar(&f.detach, "detach", false, "register the job for the running masters and workers, print its id and exit")
 	fs.IntVar(&f.retries, "retries", 0, "with --detach: resets of a failed task before the job pauses (default 3)")
+	f.registry.add(fs, "the target's quorum")
+	fs.StringVar(&f.workDir, "work-dir", "", "parent of the job's work folder on the target HDFS (default /user/<user>/.rangecopy)")
+	f.user.add(fs, "HBase effective user and HDFS user")
+	f.log.add(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file, for performance work")
-	return fs
+	f.log.complete(c)
+	_ = c.MarkFlagFilename("cpuprofile")
+	return c
 }
 
-func runCopyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f copyFlags
-	fs := copyFlagSet(stderr, &f)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+// runCopyCommand checks the flags, then copies (or with --detach submits).
+func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) error {
+	if err := f.log.check(); err != nil {
+		return err
 	}
 	opts, err := copyOptions(f)
 	if err != nil {
@@ -114,17 +116,17 @@ func runCopyCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if f.detach {
 		if f.dryRun || f.resume != "" {
-			return fmt.Errorf("%w: --detach does not go with --dry-run or --resume (use rangecopy job resume)", errUsage)
+			return usageErrorf("--detach does not go with --dry-run or --resume (use rangecopy job resume)")
 		}
-		return runSubmit(ctx, opts, stdout, stderr)
+		return runSubmit(ctx, opts, f.log, stdout, stderr)
 	}
 	if f.retries != 0 {
-		return fmt.Errorf("%w: --retries goes with --detach (a rangecopy copy process tries each task 3 times; run it again to retry)", errUsage)
+		return usageErrorf("--retries goes with --detach (a rangecopy copy process tries each task 3 times; run it again to retry)")
 	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
-			return fmt.Errorf("%w: --cpuprofile: %v", errUsage, err)
+			return usageErrorf("--cpuprofile: %v", err)
 		}
 		defer pf.Close()
 		if err := pprof.StartCPUProfile(pf); err != nil {
@@ -132,7 +134,7 @@ func runCopyCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return runCopy(ctx, opts, f.jsonOut, stdout, stderr)
+	return runCopy(ctx, opts, f.log, f.jsonOut, stdout, stderr)
 }
 
 // copyOptions turns the flags into the master's options. It reads cluster
@@ -140,19 +142,19 @@ func runCopyCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 func copyOptions(f copyFlags) (master.Options, error) {
 	var o master.Options
 	usage := func(format string, args ...any) (master.Options, error) {
-		return o, fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+		return o, usageErrorf(format, args...)
 	}
-	if f.source == "" || f.target == "" {
+	if f.source.spec == "" || f.target.spec == "" {
 		return usage("--source and --target are required")
 	}
 	if f.table == "" && f.resume == "" {
 		return usage("--table is required (or --resume <job-id>)")
 	}
 	var err error
-	if o.Source, err = clusterOf("source", f.source, f.sourceHDFS); err != nil {
+	if o.Source, err = f.source.config(); err != nil {
 		return o, err
 	}
-	if o.Target, err = clusterOf("target", f.target, f.targetHDFS); err != nil {
+	if o.Target, err = f.target.config(); err != nil {
 		return o, err
 	}
 	o.Spec = job.Spec{Table: f.table, TargetTable: f.targetTable}
@@ -215,44 +217,13 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	o.Retries = f.retries
 	o.CreateTable, o.KeepSnapshot, o.DryRun = f.createTable, f.keepSnapshot, f.dryRun
 	o.Resume = f.resume
-	o.ZKRoot = f.zkRoot
-	if f.zk != "" {
-		for _, s := range strings.Split(f.zk, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				if !strings.Contains(s, ":") {
-					s += ":2181"
-				}
-				o.ZK = append(o.ZK, s)
-			}
-		}
+	if err := f.registry.check(); err != nil {
+		return o, err
 	}
+	o.ZK, o.ZKRoot = f.registry.servers(), f.registry.zkRoot
 	o.WorkRoot = f.workDir
-	o.User = f.user
-	if o.User == "" {
-		if u, err := user.Current(); err == nil {
-			o.User = u.Username
-		}
-	}
+	o.User = f.user.get()
 	return o, nil
-}
-
-// clusterOf reads --source/--target and the matching --*-hdfs.
-func clusterOf(name, s, rootDir string) (cluster.Config, error) {
-	c, err := cluster.Parse(name, s)
-	if err != nil {
-		return c, fmt.Errorf("%w: --%s: %v", errUsage, name, err)
-	}
-	if rootDir != "" {
-		nns, dir, err := cluster.ParseRootDir(rootDir, nil)
-		if err != nil {
-			return c, fmt.Errorf("%w: --%s-hdfs: %v", errUsage, name, err)
-		}
-		c.NameNodes, c.RootDir = nns, dir
-	}
-	if !c.HasHDFS() {
-		return c, fmt.Errorf("%w: --%s %s names no HDFS: give --%s-hdfs hdfs://namenode:port/hbase-root", errUsage, name, s, name)
-	}
-	return c, nil
 }
 
 // parseBandwidth reads a rate such as 200MB/s, 1.5GiB/s or 1048576 (bytes
@@ -298,14 +269,19 @@ func parseBytes(s string) (float64, error) {
 }
 
 // runCopy runs the copy with progress on stderr (a bar on a terminal, log
-// lines otherwise) and prints the report on stdout.
-func runCopy(ctx context.Context, opts master.Options, jsonOut bool, stdout, stderr io.Writer) error {
+// lines otherwise) and prints the report on stdout. On a terminal only
+// warnings are logged, so as not to break the bar, unless -v asks for debug
+// detail.
+func runCopy(ctx context.Context, opts master.Options, lf logFlags, jsonOut bool, stdout, stderr io.Writer) error {
 	terminal := isTerminal(stderr)
 	level := slog.LevelInfo
 	if terminal {
 		level = slog.LevelWarn
 	}
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	var err error
+	if opts.Logger, err = lf.logger(stderr, level); err != nil {
+		return err
+	}
 	opts.Out = stdout
 	if !opts.DryRun {
 		if terminal {
@@ -333,8 +309,11 @@ func runCopy(ctx context.Context, opts master.Options, jsonOut bool, stdout, std
 }
 
 // runSubmit registers a detached job and prints its id alone on stdout.
-func runSubmit(ctx context.Context, opts master.Options, stdout, stderr io.Writer) error {
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+func runSubmit(ctx context.Context, opts master.Options, lf logFlags, stdout, stderr io.Writer) error {
+	var err error
+	if opts.Logger, err = lf.logger(stderr, slog.LevelWarn); err != nil {
+		return err
+	}
 	id, existing, err := master.Submit(ctx, opts)
 	if err != nil {
 		return err

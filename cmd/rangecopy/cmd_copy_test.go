@@ -59,7 +59,10 @@ func confDir(t *testing.T, zk, rootDir string) string {
 
 func TestCopyOptions(t *testing.T) {
 	src := confDir(t, "zk1,zk2", "hdfs://nn1:8020/hbase")
-	base := copyFlags{source: src, target: "tzk:2181:/hbase", targetHDFS: "hdfs://tnn:9000/hb", table: "ns:t", workers: 4, zkRoot: "/rangecopy"}
+	t.Setenv("RANGECOPY_ZK", "")
+	base := copyFlags{source: clusterFlags{side: "source", spec: src},
+		target: clusterFlags{side: "target", spec: "tzk:2181:/hbase", rootDir: "hdfs://tnn:9000/hb"},
+		table:  "ns:t", workers: 4, registry: registryFlags{zkRoot: "/rangecopy"}}
 
 	o, err := copyOptions(base)
 	if err != nil {
@@ -71,7 +74,8 @@ func TestCopyOptions(t *testing.T) {
 	if o.Source.RootDir != "/hbase" || o.Target.RootDir != "/hb" || o.Target.NameNodes[0] != "tnn:9000" {
 		t.Errorf("HDFS: source %v %s, target %v %s", o.Source.NameNodes, o.Source.RootDir, o.Target.NameNodes, o.Target.RootDir)
 	}
-	if o.Spec.Table != "ns:t" || o.Workers != 4 || o.Spec.Rows.Start != nil || o.Spec.Rows.End != nil || o.Spec.Time.Min != 0 || o.Spec.Time.Max != 0 {
+	if o.Spec.Table != "ns:t" || o.Workers != 4 || o.Spec.Rows.Start != nil || o.Spec.Rows.End != nil || o.Spec.Time.Min != 0 || o.Spec.Time.Max != 0 ||
+		o.ZK != nil || o.ZKRoot != "/rangecopy" || o.User == "" {
 		t.Errorf("defaults: %+v", o)
 	}
 
@@ -80,7 +84,8 @@ func TestCopyOptions(t *testing.T) {
 	f.startTime, f.endTime = "100", "200"
 	f.families = "cf1, cf2"
 	f.bandwidth = "1.5GiB/s"
-	f.targetTable, f.zk, f.resume = "ns:t2", "z1,z2:2182", ""
+	f.targetTable, f.registry.zk, f.resume = "ns:t2", "z1,z2:2182", ""
+	f.user.name = "hbase"
 	f.createTable, f.keepSnapshot, f.dryRun = true, true, true
 	if o, err = copyOptions(f); err != nil {
 		t.Fatal(err)
@@ -94,9 +99,16 @@ func TestCopyOptions(t *testing.T) {
 	if o.Bandwidth != 1.5*(1<<30) || o.Spec.TargetTable != "ns:t2" || strings.Join(o.ZK, ",") != "z1:2181,z2:2182" {
 		t.Errorf("bandwidth %v target %s zk %v", o.Bandwidth, o.Spec.TargetTable, o.ZK)
 	}
-	if !o.CreateTable || !o.KeepSnapshot || !o.DryRun {
+	if !o.CreateTable || !o.KeepSnapshot || !o.DryRun || o.User != "hbase" {
 		t.Errorf("switches %+v", o)
 	}
+
+	// --zk defaults to $RANGECOPY_ZK, then (in the master) to the target's quorum.
+	t.Setenv("RANGECOPY_ZK", "e1,e2:2190")
+	if o, err = copyOptions(base); err != nil || strings.Join(o.ZK, ",") != "e1:2181,e2:2190" {
+		t.Errorf("--zk from $RANGECOPY_ZK: %v, %v", o.ZK, err)
+	}
+	t.Setenv("RANGECOPY_ZK", "")
 
 	f = base
 	f.startTime = "1000"
@@ -105,7 +117,9 @@ func TestCopyOptions(t *testing.T) {
 	}
 
 	bad := map[string]func(*copyFlags){
-		"no source":        func(f *copyFlags) { f.source = "" },
+		"no source":        func(f *copyFlags) { f.source.spec = "" },
+		"bad zk root":      func(f *copyFlags) { f.registry.zkRoot = "rangecopy/" },
+		"bad source hdfs":  func(f *copyFlags) { f.source.rootDir = "ftp://x/y" },
 		"no table":         func(f *copyFlags) { f.table = "" },
 		"reversed rows":    func(f *copyFlags) { f.startRow, f.stopRow = "b", "a" },
 		"empty rows":       func(f *copyFlags) { f.startRow, f.stopRow = "a", "a" },
@@ -115,7 +129,7 @@ func TestCopyOptions(t *testing.T) {
 		"bad family":       func(f *copyFlags) { f.families = "a:b" },
 		"zero workers":     func(f *copyFlags) { f.workers = 0 },
 		"bad bandwidth":    func(f *copyFlags) { f.bandwidth = "lots" },
-		"key without hdfs": func(f *copyFlags) { f.targetHDFS = "" },
+		"key without hdfs": func(f *copyFlags) { f.target.rootDir = "" },
 		"bad table":        func(f *copyFlags) { f.table = "hbase:meta" },
 	}
 	for name, mod := range bad {
@@ -174,12 +188,12 @@ func TestIsTerminal(t *testing.T) {
 // error naming the flag, found before any cluster is contacted.
 func TestCopyCPUProfileBadPath(t *testing.T) {
 	var out, errOut bytes.Buffer
-	err := runCopyCommand(t.Context(), []string{
+	code := run(t.Context(), []string{"copy",
 		"--source", "127.0.0.1:1:/hbase", "--source-hdfs", "hdfs://127.0.0.1:1/hbase",
 		"--target", "127.0.0.1:2:/hbase", "--target-hdfs", "hdfs://127.0.0.1:2/hbase",
 		"--table", "t", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.pprof"),
 	}, &out, &errOut)
-	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--cpuprofile") {
-		t.Fatalf("err = %v, want a usage error naming --cpuprofile", err)
+	if code != exitUsage || !strings.Contains(errOut.String(), "rangecopy copy: --cpuprofile: open ") {
+		t.Fatalf("exit %d, stderr %q; want %d and a usage error naming --cpuprofile", code, errOut.String(), exitUsage)
 	}
 }

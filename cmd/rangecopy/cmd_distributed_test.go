@@ -19,11 +19,16 @@ func TestDistributedCommandsBadInput(t *testing.T) {
 		{[]string{"master"}, "--zk is required"},
 		{[]string{"master", "--zk", "h:1", "--zk-root", "no-slash"}, "--zk-root"},
 		{[]string{"master", "--zk", "h:1", "--log-format", "xml"}, `--log-format "xml": want text or json`},
-		{[]string{"master", "--zk", "h:1", "stray"}, "unexpected arguments"},
+		{[]string{"master", "--zk", "h:1", "stray"}, `unexpected argument "stray": master takes no arguments`},
+		{[]string{"master", "-zk", "h:1", "-zk-root", "no-slash"}, "--zk-root"},
+		{[]string{"master", "--zk", "h:1", "--session-timeout", "soon"}, `invalid argument "soon" for "--session-timeout" flag`},
 		{[]string{"worker"}, "--zk is required"},
 		{[]string{"worker", "--zk", "h:1", "--capacity", "0"}, "--capacity 0: want 1 to 256"},
 		{[]string{"worker", "--zk", "h:1", "--session-timeout", "-1s"}, "--session-timeout -1s: must be positive"},
-		{[]string{"job"}, "name an action"},
+		{[]string{"job"}, "missing job action: want one of cancel, list, pause, resume, status, wait"},
+		{[]string{"job", "--zk", "h:1", "status"}, "job status takes one job id, got 0 arguments"},
+		{[]string{"job", "cancel", "j1", "--json", "--zk", "h:1"}, "unknown flag: --json"},
+		{[]string{"job", "list", "--zk", "h:1", "--log-format", "xml"}, `--log-format "xml": want text or json`},
 		{[]string{"job", "frob", "x"}, `unknown job action "frob"`},
 		{[]string{"job", "status"}, "job status takes one job id"},
 		{[]string{"job", "status", "a", "b"}, "job status takes one job id"},
@@ -33,6 +38,10 @@ func TestDistributedCommandsBadInput(t *testing.T) {
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--detach", "--dry-run"}, "--detach does not go with --dry-run"},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--retries", "2"}, "--retries goes with --detach"},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--detach", "--retries", "-1"}, "--retries -1: want 0 to 100"},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--zk-root", "x/"}, "--zk-root"},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--log-format", "xml"}, `--log-format "xml": want text or json`},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--workers", "many"}, `invalid argument "many" for "--workers" flag`},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "stray"}, `unexpected argument "stray": copy takes no arguments`},
 	} {
 		var out, errb bytes.Buffer
 		code := run(t.Context(), tc.args, &out, &errb)
@@ -41,10 +50,10 @@ func TestDistributedCommandsBadInput(t *testing.T) {
 		}
 	}
 	// Every command's help names its flags and exits 0.
-	for _, cmd := range []string{"master", "worker", "job"} {
+	for _, cmd := range [][]string{{"master"}, {"worker"}, {"job"}, {"job", "wait"}, {"copy"}} {
 		var out, errb bytes.Buffer
-		if code := run(t.Context(), []string{cmd, "--help"}, &out, &errb); code != exitOK || !strings.Contains(errb.String(), "-zk") {
-			t.Errorf("%s --help: exit %d, %q", cmd, code, errb.String())
+		if code := run(t.Context(), append(cmd, "--help"), &out, &errb); code != exitOK || !strings.Contains(out.String(), "--zk string") {
+			t.Errorf("%s --help: exit %d, %q", cmd, code, out.String())
 		}
 	}
 }

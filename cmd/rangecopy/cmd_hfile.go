@@ -4,76 +4,63 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
-	"os/user"
 	"sort"
 	"strings"
 
 	"github.com/colinmarc/hdfs/v2"
+	"github.com/spf13/cobra"
 
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
 
-const hfileUsage = `Usage: rangecopy hfile inspect [flags] <file or hdfs://namenode:port/path>
-
-Prints an HFile's trailer, file info, data index and block statistics, reads
-every block (verifying checksums) and every cell (checking key order), like
-HBase's HFile pretty printer. Exits with status 1 if the file is damaged.
-
-Flags:
-`
-
 // errDamaged marks an HFile that failed a check; the report says which.
 var errDamaged = errors.New("file failed its checks")
 
-func runHFile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	opts := inspectOptions{}
-	fs := inspectFlags(stderr, &opts)
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-		fs.Usage()
-		if len(args) == 0 {
-			return fmt.Errorf("%w: missing subcommand (inspect)", errUsage)
-		}
-		return nil
+func newHFileCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "hfile <subcommand>",
+		Short: "inspect an HFile: trailer, file info, index, blocks, checks",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  needSubcommand("hfile subcommand"),
 	}
-	if args[0] != "inspect" {
-		return fmt.Errorf("%w: unknown subcommand %q; known: inspect", errUsage, args[0])
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	var opts inspectOptions
+	inspect := &cobra.Command{
+		Use:   "inspect <file or hdfs://namenode:port/path>",
+		Short: "print an HFile's trailer, file info, index and block statistics, and check it",
+		Long: `Prints an HFile's trailer, file info, data index and block statistics, reads
+every block (verifying checksums) and every cell (checking key order), like
+HBase's HFile pretty printer. Exits with status 1 if the file is damaged.`,
+		Example: `  rangecopy hfile inspect --cells /tmp/3f0c2a9e1b7d4c0e
+  rangecopy hfile inspect --user hbase hdfs://nn:8020/hbase/data/ns/events/<region>/cf/<file>`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("want exactly one file, got %d arguments", len(args))
+			}
 			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return inspect(c.Context(), args[0], opts, c.OutOrStdout())
+		},
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: want exactly one file, got %d arguments", errUsage, fs.NArg())
-	}
-	return inspect(ctx, fs.Arg(0), opts, stdout)
-}
-
-func inspectFlags(w io.Writer, opts *inspectOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("hfile inspect", flag.ContinueOnError)
-	fs.SetOutput(w)
-	fs.Usage = func() {
-		fmt.Fprint(w, hfileUsage)
-		fs.PrintDefaults()
-	}
+	fs := inspect.Flags()
+	fs.SortFlags = false
 	fs.BoolVar(&opts.cells, "cells", false, "print every cell (key, value length, sequence id)")
-	fs.BoolVar(&opts.values, "values", false, "with -cells, print values too")
+	fs.BoolVar(&opts.values, "values", false, "with --cells, print values too")
 	fs.BoolVar(&opts.blocks, "blocks", false, "print every block (type, offset, sizes)")
-	fs.StringVar(&opts.user, "user", "", "HDFS user for hdfs:// paths (default $HADOOP_USER_NAME, else the OS user)")
-	return fs
+	opts.user.add(fs, "HDFS user for hdfs:// paths")
+	c.AddCommand(inspect)
+	return c
 }
 
 type inspectOptions struct {
 	cells, values, blocks bool
-	user                  string
+	user                  userFlag
 }
 
 // openFile opens a local path or an hdfs:// URI for random reads.
@@ -105,16 +92,6 @@ func openFile(name, hdfsUser string) (io.ReaderAt, int64, func() error, error) {
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "8020")
 	}
-	if hdfsUser == "" {
-		hdfsUser = os.Getenv("HADOOP_USER_NAME")
-	}
-	if hdfsUser == "" {
-		me, err := user.Current()
-		if err != nil {
-			return nil, 0, nil, fmt.Errorf("HDFS user: %w (set -user)", err)
-		}
-		hdfsUser = me.Username
-	}
 	client, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{addr}, User: hdfsUser})
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("connect to NameNode %s: %w", addr, err)
@@ -137,7 +114,7 @@ func openFile(name, hdfsUser string) (io.ReaderAt, int64, func() error, error) {
 }
 
 func inspect(ctx context.Context, name string, opts inspectOptions, w io.Writer) error {
-	ra, size, closeFn, err := openFile(name, opts.user)
+	ra, size, closeFn, err := openFile(name, opts.user.get())
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}

@@ -85,10 +85,11 @@ func TestHFileInspectBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"hfile"}, exitUsage, "missing subcommand"},
-		{[]string{"hfile", "--help"}, exitOK, "-cells"},
-		{[]string{"help", "hfile"}, exitOK, "-user string"},
-		{[]string{"hfile", "dump"}, exitUsage, `unknown subcommand "dump"`},
+		{[]string{"hfile"}, exitUsage, "missing hfile subcommand: want inspect"},
+		{[]string{"hfile", "--help"}, exitOK, "inspect     print an HFile's trailer"},
+		{[]string{"hfile", "inspect", "--help"}, exitOK, "--cells"},
+		{[]string{"help", "hfile", "inspect"}, exitOK, "--user string"},
+		{[]string{"hfile", "dump"}, exitUsage, `unknown hfile subcommand "dump": want inspect`},
 		{[]string{"hfile", "inspect"}, exitUsage, "want exactly one file"},
 		{[]string{"hfile", "inspect", filepath.Join(dir, "missing")}, exitError, "no such file"},
 		{[]string{"hfile", "inspect", dir}, exitError, "is a directory"},
@@ -98,8 +99,12 @@ func TestHFileInspectBadInput(t *testing.T) {
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tt.args, &stdout, &stderr)
-		if code != tt.code || !strings.Contains(stderr.String(), tt.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, stderr.String(), tt.code, tt.want)
+		out := stderr.String() // errors go to stderr, help to stdout
+		if tt.code == exitOK {
+			out = stdout.String()
+		}
+		if code != tt.code || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: exit %d, output %q; want %d and %q", tt.args, code, out, tt.code, tt.want)
 		}
 	}
 }

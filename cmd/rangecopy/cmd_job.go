@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"rangecopy/job"
 	"rangecopy/master"
@@ -17,24 +17,6 @@ import (
 	"rangecopy/registry"
 	"rangecopy/retry"
 )
-
-const jobUsage = `Usage: rangecopy job <status|list|cancel|pause|resume|wait> [<job-id>] --zk <host:port,...> [flags]
-
-Follows and controls jobs through the registry in ZooKeeper:
-
-  status <id>   state, tasks by status and the report the master stored
-  list          every job with its state
-  cancel <id>   stop the job: workers stop its tasks, the master removes its
-                work folder and snapshot and stores what was copied; the target
-                keeps every file already loaded (each whole)
-  pause <id>    stop handing out the job's tasks; running ones stop at their
-                checkpoint and are released
-  resume <id>   run a paused job again; failed tasks get a new round of retries
-  wait <id>     wait until the job ends: exit 0 when done, 1 when it failed or
-                was cancelled
-
-Flags:
-`
 
 // jobStatus is what "job status --json" prints.
 type jobStatus struct {
@@ -54,73 +36,116 @@ type taskCounts struct {
 	Failed  int `json:"failed"`
 }
 
-func runJob(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var rf registryFlags
+// jobFlags are the flags every job action takes.
+type jobFlags struct {
+	registry registryFlags
+	log      logFlags
+}
+
+func newJobCommand() *cobra.Command {
+	var f jobFlags
+	c := &cobra.Command{
+		Use:   "job <action>",
+		Short: "status, list, cancel, pause, resume or wait for jobs in the registry",
+		Long: `Follows and controls jobs through the registry in ZooKeeper: jobs submitted
+with "rangecopy copy --detach", and those a "rangecopy copy" process runs.
+Flags may come before or after the job id.`,
+		Example: `  rangecopy job status copy-ns.events-3f0c2a... --zk zk1,zk2,zk3:2181
+  rangecopy job wait copy-ns.events-3f0c2a... --zk zk1,zk2,zk3:2181 --timeout 24h
+  RANGECOPY_ZK=zk1,zk2,zk3:2181 rangecopy job list`,
+		Args: cobra.ArbitraryArgs,
+		RunE: needSubcommand("job action"),
+	}
+	f.registry.add(c.PersistentFlags(), "")
+	f.log.add(c.PersistentFlags())
+	f.log.complete(c)
+
 	var jsonOut bool
+	status := &cobra.Command{
+		Use:   "status <job-id>",
+		Short: "state, tasks by status and the report the master stored",
+		Args:  jobIDArg,
+		RunE: func(c *cobra.Command, args []string) error {
+			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+				return jobStatusOf(ctx, reg, args[0], jsonOut, c.OutOrStdout())
+			})
+		},
+	}
+	status.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "every job with its state",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+				return jobList(ctx, reg, jsonOut, c.OutOrStdout())
+			})
+		},
+	}
+	list.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	control := func(action, short, long string) *cobra.Command {
+		return &cobra.Command{
+			Use:   action + " <job-id>",
+			Short: short,
+			Long:  long,
+			Args:  jobIDArg,
+			RunE: func(c *cobra.Command, args []string) error {
+				return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+					return jobControl(ctx, reg, args[0], action, c.OutOrStdout())
+				})
+			},
+		}
+	}
 	var timeout time.Duration
-	fs := flag.NewFlagSet("job", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, jobUsage); fs.PrintDefaults() }
-	rf.add(fs, false)
-	fs.BoolVar(&jsonOut, "json", false, "status and list: print JSON")
-	fs.DurationVar(&timeout, "timeout", 0, "wait: give up after this long (default no limit)")
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if err := parseFlags(fs, args); errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("%w: name an action: status, list, cancel, pause, resume or wait", errUsage)
+	wait := &cobra.Command{
+		Use:   "wait <job-id>",
+		Short: "wait until the job ends",
+		Long:  "Waits until the job ends: exit status 0 when it is done, 1 when it failed or was cancelled.",
+		Args:  jobIDArg,
+		RunE: func(c *cobra.Command, args []string) error {
+			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+				return jobWait(ctx, reg, args[0], timeout, c.OutOrStdout(), c.ErrOrStderr())
+			})
+		},
 	}
-	action := args[0]
-	// Flags may come before or after the job id.
-	var pos []string
-	for rest := args[1:]; ; {
-		if err := parseFlags(fs, rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	wait.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (default no limit)")
+	c.AddCommand(status, list,
+		control("cancel", "stop the job and remove its work folder and snapshot",
+			`Stops the job: workers stop its tasks, the master removes its work folder and
+snapshot and stores what was copied. The target keeps every file already
+loaded, each whole.`),
+		control("pause", "stop handing out the job's tasks",
+			`Stops handing out the job's tasks; running ones stop at their checkpoint and
+are released. "rangecopy job resume" goes on from there.`),
+		control("resume", "run a paused job again",
+			"Runs a paused job again; failed tasks get a new round of retries."),
+		wait)
+	return c
+}
+
+// jobIDArg takes one valid job id.
+func jobIDArg(c *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf("%s takes one job id, got %d arguments", commandName(c), len(args))
 	}
-	var id string
-	switch action {
-	case "list":
-		if len(pos) != 0 {
-			return fmt.Errorf("%w: job list takes no arguments", errUsage)
-		}
-	case "status", "cancel", "pause", "resume", "wait":
-		if len(pos) != 1 {
-			return fmt.Errorf("%w: job %s takes one job id", errUsage, action)
-		}
-		id = pos[0]
-		if err := registry.ValidateJobID(id); err != nil {
-			return fmt.Errorf("%w: job id %q: %v", errUsage, id, err)
-		}
-	default:
-		return fmt.Errorf("%w: unknown job action %q (want status, list, cancel, pause, resume or wait)", errUsage, action)
+	if err := registry.ValidateJobID(args[0]); err != nil {
+		return usageErrorf("job id %q: %v", args[0], err)
 	}
-	if _, err := rf.logger(stderr); err != nil {
+	return nil
+}
+
+// withRegistry checks the flags, opens the registry and runs do with it.
+func withRegistry(c *cobra.Command, f jobFlags, do func(context.Context, *registry.Registry) error) error {
+	if err := f.log.check(); err != nil {
 		return err
 	}
 	// The registry's own notices (session open and close) are noise here.
-	reg, err := rf.open(ctx, slog.New(slog.DiscardHandler))
+	reg, err := f.registry.open(c.Context(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
-	switch action {
-	case "list":
-		return jobList(ctx, reg, jsonOut, stdout)
-	case "status":
-		return jobStatusOf(ctx, reg, id, jsonOut, stdout)
-	case "wait":
-		return jobWait(ctx, reg, id, timeout, stdout, stderr)
-	}
-	return jobControl(ctx, reg, id, action, stdout)
+	return do(c.Context(), reg)
 }
 
 func notFoundErr(id string, err error) error {

@@ -2,47 +2,62 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
 
 	"rangecopy/master"
 	"rangecopy/registry"
 )
 
-const masterUsage = `Usage: rangecopy master --zk <host:port,...> [flags]
+// masterFlags are the command line of rangecopy master.
+type masterFlags struct {
+	registry registryFlags
+	log      logFlags
+	id       string
+}
 
-Runs a master: it joins the election in the registry and, while it leads,
+func newMasterCommand() *cobra.Command {
+	var f masterFlags
+	c := &cobra.Command{
+		Use:   "master --zk <host:port,...>",
+		Short: "run a master: lead detached jobs through ZooKeeper (several may run)",
+		Long: `Runs a master: it joins the election in the registry and, while it leads,
 serves every job submitted with "rangecopy copy --detach": pins and plans it
 into tasks, retries failed tasks with a backoff (then pauses the job for an
 operator), stores progress, and finishes or cancels it. Run two or three: one
 leads, the others take over within a session timeout of its death. Stops on
-SIGINT or SIGTERM.
+SIGINT or SIGTERM.`,
+		Example: "  rangecopy master --zk zk1,zk2,zk3:2181",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runMaster(c.Context(), f, c.ErrOrStderr())
+		},
+	}
+	fs := c.Flags()
+	fs.SortFlags = false
+	f.registry.add(fs, "")
+	f.registry.addSessionTimeout(fs)
+	fs.StringVar(&f.id, "id", "", "this master's name in the election (default master-<host>-<pid>)")
+	f.log.add(fs)
+	f.log.complete(c)
+	return c
+}
 
-Flags:
-`
-
-func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var rf registryFlags
-	var id string
-	fs := flag.NewFlagSet("master", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, masterUsage); fs.PrintDefaults() }
-	rf.add(fs, true)
-	fs.StringVar(&id, "id", "", "this master's name in the election (default master-<host>-<pid>)")
-	if help, err := parseCommand(fs, args); help || err != nil {
-		if help {
-			return nil
-		}
+// runMaster leads jobs until ctx ends, logging on stderr.
+func runMaster(ctx context.Context, f masterFlags, stderr io.Writer) error {
+	log, err := f.log.logger(stderr, slog.LevelInfo)
+	if err != nil {
 		return err
 	}
-	if id == "" {
-		id = registry.ProcessID("master")
+	if f.id == "" {
+		f.id = registry.ProcessID("master")
 	}
-	log, reg, err := rf.start(ctx, stderr)
+	reg, err := f.registry.open(ctx, log)
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
-	return master.Lead(ctx, master.LeadConfig{Registry: reg, ID: id, Logger: log})
+	return master.Lead(ctx, master.LeadConfig{Registry: reg, ID: f.id, Logger: log})
 }

@@ -1,28 +1,20 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
-	"runtime"
+
+	"github.com/spf13/cobra"
 )
 
-func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: rangecopy version\n\nPrints the version of this binary and the Go release it was built with.")
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print the version of this binary",
+		Long:  "Prints the version of this binary and the Go release it was built with.",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(c.OutOrStdout(), versionLine())
+			return err
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
-	fmt.Fprintf(stdout, "rangecopy %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	return nil
 }

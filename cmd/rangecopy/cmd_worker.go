@@ -2,56 +2,72 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+
+	"github.com/spf13/cobra"
 
 	"rangecopy/registry"
 	"rangecopy/worker"
 )
 
-const workerUsage = `Usage: rangecopy worker --zk <host:port,...> [flags]
+// workerFlags are the command line of rangecopy worker.
+type workerFlags struct {
+	registry registryFlags
+	log      logFlags
+	id       string
+	capacity int
+}
 
-Runs a worker: it registers in the registry and runs tasks of every running
+func newWorkerCommand() *cobra.Command {
+	var f workerFlags
+	c := &cobra.Command{
+		Use:   "worker --zk <host:port,...>",
+		Short: "run a worker: run tasks of detached jobs through ZooKeeper",
+		Long: `Runs a worker: it registers in the registry and runs tasks of every running
 detached job, up to --capacity at once, reading the source's HFiles from its
 HDFS and bulk loading into the target (both named by each job). Its share of
 a job's --bandwidth is its capacity over that of all live workers. When its
 ZooKeeper session expires it stops its tasks at once and registers anew; a
 task it stops is taken over by another worker from its checkpoint. Stops on
-SIGINT or SIGTERM, releasing its tasks.
+SIGINT or SIGTERM, releasing its tasks.`,
+		Example: "  rangecopy worker --zk zk1,zk2,zk3:2181 --capacity 8",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runWorker(c.Context(), f, c.ErrOrStderr())
+		},
+	}
+	fs := c.Flags()
+	fs.SortFlags = false
+	f.registry.add(fs, "")
+	f.registry.addSessionTimeout(fs)
+	fs.StringVar(&f.id, "id", "", "this worker's id, unique among live workers (default worker-<host>-<pid>)")
+	fs.IntVar(&f.capacity, "capacity", 4, "tasks run at once")
+	f.log.add(fs)
+	f.log.complete(c)
+	return c
+}
 
-Flags:
-`
-
-func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var rf registryFlags
-	var id string
-	var capacity int
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, workerUsage); fs.PrintDefaults() }
-	rf.add(fs, true)
-	fs.StringVar(&id, "id", "", "this worker's id, unique among live workers (default worker-<host>-<pid>)")
-	fs.IntVar(&capacity, "capacity", 4, "tasks run at once")
-	if help, err := parseCommand(fs, args); help || err != nil {
-		if help {
-			return nil
-		}
+// runWorker runs tasks until ctx ends, logging on stderr.
+func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
+	if f.capacity < 1 || f.capacity > 256 {
+		return usageErrorf("--capacity %d: want 1 to 256", f.capacity)
+	}
+	log, err := f.log.logger(stderr, slog.LevelInfo)
+	if err != nil {
 		return err
 	}
-	if capacity < 1 || capacity > 256 {
-		return fmt.Errorf("%w: --capacity %d: want 1 to 256", errUsage, capacity)
+	if f.id == "" {
+		f.id = registry.ProcessID("worker")
 	}
-	if id == "" {
-		id = registry.ProcessID("worker")
-	}
-	log, reg, err := rf.start(ctx, stderr)
+	reg, err := f.registry.open(ctx, log)
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
 	host, _ := os.Hostname()
-	return worker.RunAgent(ctx, worker.AgentConfig{Registry: reg, ID: id, Capacity: capacity,
+	return worker.RunAgent(ctx, worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity,
 		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log})
 }

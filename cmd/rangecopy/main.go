@@ -5,8 +5,11 @@
 //
 //	rangecopy <command> [flags]
 //
-// Run "rangecopy help" for the list of commands.
+// Run "rangecopy help" for the list of commands; docs/cli holds the
+// reference of every command, generated from the commands themselves.
 package main
+
+//go:generate go run . docs --out ../../docs/cli
 
 import (
 	"context"
@@ -25,30 +28,25 @@ var version = "dev"
 // Exit codes, mapped once here.
 const (
 	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	exitError = 1 // the command ran and failed (or found a damaged file)
+	exitUsage = 2 // the command line was wrong; nothing was done
 )
 
-// errUsage marks an error caused by how the command was called.
+// errUsage marks an error caused by how the command was called; errors.Is
+// finds it in every usageError.
 var errUsage = errors.New("usage")
 
-// command is one subcommand of the binary.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
+// usageError is an error in how a command was called. Its message is the
+// cause alone; run adds where to find the usage.
+type usageError struct{ err error }
 
-func commands() []command {
-	return []command{
-		{name: "copy", summary: "copy a key range (and time range) of a table to another cluster", run: runCopyCommand},
-		{name: "master", summary: "run a master: lead detached jobs through ZooKeeper (several may run)", run: runMaster},
-		{name: "worker", summary: "run a worker: run tasks of detached jobs through ZooKeeper", run: runWorker},
-		{name: "job", summary: "status, list, cancel, pause, resume or wait for jobs in the registry", run: runJob},
-		{name: "hfile", summary: "inspect an HFile: trailer, file info, index, blocks, checks", run: runHFile},
-		{name: "version", summary: "print the version of this binary", run: runVersion},
-		{name: "help", summary: "show this help, or the help of a command", run: nil},
-	}
+func (e usageError) Error() string        { return e.err.Error() }
+func (e usageError) Unwrap() error        { return e.err }
+func (e usageError) Is(target error) bool { return target == errUsage }
+
+// usageErrorf makes a usageError; the message names what was wrong.
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
 }
 
 func main() {
@@ -58,57 +56,24 @@ func main() {
 	os.Exit(code)
 }
 
-// run dispatches args to a command and maps its error to an exit code.
+// run runs the command args name and maps its error to an exit code: the
+// error goes to stderr after the command's name, and a usage error says
+// where the command's help is.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stderr)
+	root := newRootCommand(stdout, stderr)
+	root.SetArgs(goStyleFlags(root, args))
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	name := root.Name()
+	if cmd != nil {
+		name = cmd.CommandPath()
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	if errors.Is(err, errUsage) {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
 		return exitUsage
 	}
-	name := args[0]
-	switch name {
-	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
-		}
-		usage(stdout)
-		return exitOK
-	case "-version", "--version":
-		name = "version"
-	}
-	for _, c := range commands() {
-		if c.name != name || c.run == nil {
-			continue
-		}
-		err := c.run(ctx, args[1:], stdout, stderr)
-		switch {
-		case err == nil:
-			return exitOK
-		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "rangecopy %s: %v\n", name, err)
-			return exitUsage
-		default:
-			fmt.Fprintf(stderr, "rangecopy %s: %v\n", name, err)
-			return exitError
-		}
-	}
-	fmt.Fprintf(stderr, "rangecopy: unknown command %q\n\n", name)
-	usage(stderr)
-	return exitUsage
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, `rangecopy copies a key range of an HBase table from one cluster to another,
-online and without MapReduce.
-
-Usage:
-  rangecopy <command> [flags]
-
-Commands:
-`)
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
-	}
-	fmt.Fprint(w, `
-Run "rangecopy <command> --help" for the flags of a command.
-`)
+	return exitError
 }
