@@ -235,11 +235,24 @@ func waitFor(t *testing.T, deadline time.Duration, what string, cond func() bool
 	}
 }
 
+// commandBound bounds a rangecopy command whose context has a later deadline
+// or none: the callers bound their commands by cmdDeadline, stepDeadline or
+// jobDeadline, all shorter.
+const commandBound = 10 * time.Minute
+
 // rangecopy runs a short rangecopy command (copy --detach, job ...) to its
 // end and returns its standard output and standard error.
+//
+// The command is bounded (commandBound, or ctx's deadline if sooner): one
+// still running then gets SIGQUIT, so that its standard error shows where
+// every goroutine was, and SIGKILL 5 s later.
 func rangecopy(ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
+	ctx, cancel := context.WithTimeout(ctx, commandBound)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, rangecopyBin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()
 	if err != nil {

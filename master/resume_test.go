@@ -1,13 +1,12 @@
 package master
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,12 +50,7 @@ func TestCopyKillAndResume(t *testing.T) {
 	id := JobID(o.Source, o.Target, o.Spec)
 	args := []string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", table,
 		"--create-table", "--workers", "1", "--zk-root", o.ZKRoot, "--work-dir", o.WorkRoot, "--user", o.User}
-	first := exec.CommandContext(ctx, bin, append(args, "--bandwidth", "16KiB/s")...)
-	var firstErr bytes.Buffer
-	first.Stderr = &firstErr
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
+	first := testenv.StartProcess(t, processBound, bin, append(args, "--bandwidth", "16KiB/s")...)
 	reg := openRegistry(t, env, o.ZKRoot)
 	loaded := func() (files int64, tasks int) {
 		ids, err := reg.Tasks(ctx, id)
@@ -81,16 +75,12 @@ func TestCopyKillAndResume(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			first.Process.Kill()
-			first.Wait()
-			t.Fatalf("no 3 files loaded in 3 minutes; stderr:\n%s", firstErr.String())
+			first.Kill()
+			t.Fatalf("no 3 files loaded in 3 minutes; stderr:\n%s", first.Stderr())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := first.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	first.Wait()
+	first.Kill()
 	before, tasks := loaded()
 	t.Logf("killed after %d files loaded of job %s (%d tasks)", before, id, tasks)
 	if tasks != 16 || before >= 32 {
@@ -103,19 +93,17 @@ func TestCopyKillAndResume(t *testing.T) {
 	}
 
 	// The same command again, without --resume: the job id is derived.
-	second := exec.CommandContext(ctx, bin, append(args, "--json")...)
-	var out, errb bytes.Buffer
-	second.Stdout, second.Stderr = &out, &errb
-	if err := second.Run(); err != nil {
-		t.Fatalf("second run: %v\nstderr:\n%s", err, errb.String())
+	out, errb, err := testenv.RunProcess(t, processBound, bin, append(args, "--json")...)
+	if err != nil {
+		t.Fatalf("second run: %v\nstderr:\n%s", err, errb)
 	}
 	var rep progress.Report
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("report: %v\n%s", err, out.String())
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
 	}
 	t.Logf("second run: %+v", rep)
-	if !bytes.Contains(errb.Bytes(), []byte("resuming job")) {
-		t.Errorf("second run did not say it resumed:\n%s", errb.String())
+	if !strings.Contains(errb, "resuming job") {
+		t.Errorf("second run did not say it resumed:\n%s", errb)
 	}
 	if rep.Job != id {
 		t.Errorf("second run's job %s, want %s", rep.Job, id)
@@ -131,6 +119,11 @@ func TestCopyKillAndResume(t *testing.T) {
 	assertSame(t, env, table, table, nil, nil)
 	assertFinished(t, env, o, rep)
 }
+
+// processBound bounds each rangecopy process these tests run: a copy here
+// takes seconds to a minute, so one still running after five is stuck, and
+// testenv.Process stops it and shows its goroutines.
+const processBound = 5 * time.Minute
 
 // hasSnapshot reports whether the source has a snapshot whose name starts with prefix.
 func hasSnapshot(t *testing.T, env *testenv.Env, prefix string) bool {
@@ -164,12 +157,7 @@ func TestCopyInterruptAndResume(t *testing.T) {
 	id := JobID(o.Source, o.Target, o.Spec)
 	args := []string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", table,
 		"--create-table", "--workers", "2", "--zk-root", o.ZKRoot, "--work-dir", o.WorkRoot, "--user", o.User}
-	first := exec.CommandContext(ctx, bin, append(args, "--bandwidth", "8KiB/s")...)
-	var out, errb bytes.Buffer
-	first.Stdout, first.Stderr = &out, &errb
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
+	first := testenv.StartProcess(t, processBound, bin, append(args, "--bandwidth", "8KiB/s")...)
 	reg := openRegistry(t, env, o.ZKRoot)
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -178,22 +166,21 @@ func TestCopyInterruptAndResume(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			first.Process.Kill()
-			first.Wait()
-			t.Fatalf("no task claimed in 2 minutes:\n%s", errb.String())
+			first.Kill()
+			t.Fatalf("no task claimed in 2 minutes:\n%s", first.Stderr())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := first.Process.Signal(os.Interrupt); err != nil {
+	if err := first.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	err := first.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("interrupted copy: %v, want exit status 1\n%s", err, errb.String())
+		t.Fatalf("interrupted copy: %v, want exit status 1\n%s", err, first.Stderr())
 	}
-	if !strings.Contains(out.String(), "interrupted") || !strings.Contains(errb.String(), "--resume "+id) {
-		t.Errorf("interrupted copy does not say so, or how to resume:\nstdout %s\nstderr %s", out.String(), errb.String())
+	if !strings.Contains(first.Stdout(), "interrupted") || !strings.Contains(first.Stderr(), "--resume "+id) {
+		t.Errorf("interrupted copy does not say so, or how to resume:\nstdout %s\nstderr %s", first.Stdout(), first.Stderr())
 	}
 	c, err := reg.Count(ctx, id)
 	if err != nil || c.Claimed != 0 || c.Done == c.Tasks {
@@ -204,13 +191,10 @@ func TestCopyInterruptAndResume(t *testing.T) {
 		t.Errorf("job after the interrupt: %+v, %v; want it unfinished", j, err)
 	}
 
-	second := exec.CommandContext(ctx, bin, append(args, "--resume", id)...)
-	out.Reset()
-	errb.Reset()
-	second.Stdout, second.Stderr = &out, &errb
-	if err := second.Run(); err != nil {
-		t.Fatalf("resume: %v\n%s", err, errb.String())
+	out, errb, err := testenv.RunProcess(t, processBound, bin, append(args, "--resume", id)...)
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, errb)
 	}
-	t.Logf("resumed:\n%s", out.String())
+	t.Logf("resumed:\n%s", out)
 	assertSame(t, env, table, table, nil, nil)
 }

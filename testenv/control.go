@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 )
 
 // control is a client of the harness's control channel (HTTP on loopback).
@@ -15,9 +16,19 @@ type control struct {
 	http *http.Client
 }
 
+// opTimeout bounds an operation whose context has no deadline: the
+// harness's own waits (a region open, a server gone) end after 3 minutes, so
+// an operation that takes far longer is stuck, and the test says so.
+const opTimeout = 10 * time.Minute
+
 // do posts req (with the cluster name added) to /op/<op> and decodes the
 // answer into resp, which may be nil.
 func (c *control) do(ctx context.Context, op, cluster string, req map[string]any, resp any) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opTimeout)
+		defer cancel()
+	}
 	if req == nil {
 		req = map[string]any{}
 	}
@@ -98,6 +109,15 @@ func (c *Cluster) StopRegionServerNoWait(ctx context.Context, server string) err
 	return c.ctl.do(ctx, "regionserver/stop", c.Name, map[string]any{"server": server, "wait": false}, nil)
 }
 
+// AbortRegionServer crashes a region server: it stops at once without
+// closing or flushing its regions, and the master recovers them from its WAL
+// on the other servers. It returns once the server has stopped, before its
+// regions are open again. Regions of other tests' tables that landed on it
+// are moved off first (see StartRegionServer).
+func (c *Cluster) AbortRegionServer(ctx context.Context, server string) error {
+	return c.ctl.do(ctx, "regionserver/stop", c.Name, map[string]any{"server": server, "wait": false, "abort": true}, nil)
+}
+
 // StartRegionServer starts a new region server and returns its server name
 // once the master sees it. The server is decommissioned at once (on the
 // master's draining list): HBase assigns it none of the regions of other
@@ -148,6 +168,10 @@ type TableOptions struct {
 	// a test that compares it. A test that compacts on purpose turns it on
 	// and compares only what stays visible.
 	Compaction bool
+	// SlowFlushable gives the table an observer that holds each of its
+	// flushes for the delay SetFlushDelay sets (none until then), so that a
+	// test can stop a region server while a snapshot's flush runs.
+	SlowFlushable bool
 }
 
 // CreateTable creates a table (and its namespace if needed) with HBase's own
@@ -163,7 +187,14 @@ func (c *Cluster) CreateTableWith(ctx context.Context, table string, families []
 		splits = [][]byte{}
 	}
 	return c.ctl.do(ctx, "table/create", c.Name, map[string]any{"table": table, "families": families, "splits": splits,
-		"compaction": opts.Compaction}, nil)
+		"compaction": opts.Compaction, "slowFlushable": opts.SlowFlushable}, nil)
+}
+
+// SetFlushDelay holds every later flush of a table created SlowFlushable
+// for d before it runs (0 ends the delay). Only this cluster's table is held,
+// not a copy of it on the other.
+func (c *Cluster) SetFlushDelay(ctx context.Context, table string, d time.Duration) error {
+	return c.ctl.do(ctx, "table/slowflush", c.Name, map[string]any{"table": table, "ms": d.Milliseconds()}, nil)
 }
 
 // DeleteTable disables and deletes a table; a missing table is not an error.

@@ -55,6 +55,7 @@ final class Control {
     ops.put("table/split", o::split);
     ops.put("table/flush", o::flush);
     ops.put("table/compact", o::compact);
+    ops.put("table/slowflush", o::slowFlush);
     ops.put("table/mutate", o::mutate);
     ops.put("table/scan", o::scan);
     ops.put("region/move", o::move);

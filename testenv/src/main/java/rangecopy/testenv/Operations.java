@@ -94,7 +94,12 @@ final class Operations {
         for (HRegion r : t.getRegionServer().getRegions()) {
           hosted.add(r.getRegionInfo());
         }
-        c.hbase().stopRegionServer(i);
+        if (req.bool("abort", false)) {
+          // A crash: no region is closed or flushed, the master recovers them from the WAL.
+          c.hbase().abortRegionServer(i);
+        } else {
+          c.hbase().stopRegionServer(i);
+        }
         c.hbase().waitOnRegionServer(i);
         // Off the draining list: a stopped server's name is never used again.
         try {
@@ -243,6 +248,9 @@ final class Operations {
     // delete markers and the cells they mask, so a raw scan of a table that may compact changes
     // under the test. A test that compacts on purpose turns it on and compares what stays visible.
     tb.setCompactionEnabled(req.bool("compaction", false));
+    if (req.bool("slowFlushable", false)) {
+      tb.setCoprocessor(SlowFlush.class.getName());
+    }
     List<byte[]> splits = req.byteList("splits");
     if (splits.isEmpty()) {
       admin.createTable(tb.build());
@@ -316,6 +324,15 @@ final class Operations {
 
   Object flush(MiniCluster c, Request req) throws Exception {
     c.admin().flush(tableName(req));
+    return null;
+  }
+
+  Object slowFlush(MiniCluster c, Request req) throws Exception {
+    TableName tn = tableName(req);
+    if (!c.admin().getDescriptor(tn).hasCoprocessor(SlowFlush.class.getName())) {
+      throw new BadRequest("table " + tn + " was not created slow-flushable (TableOptions.SlowFlushable)");
+    }
+    SlowFlush.set(c.configuration().get("hbase.rootdir"), tn.getNameAsString(), (long) req.number("ms", 0));
     return null;
   }
 
