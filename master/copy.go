@@ -412,8 +412,12 @@ func (r *run) record(snapshot string) job.Record {
 			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: r.detached}}
 }
 
-// msgTakingSnapshot is logged as a snapshot of the source is asked for.
-const msgTakingSnapshot = "taking a snapshot of the source table"
+// msgTakingSnapshot is logged as a snapshot of the source is asked for,
+// msgPinned once it is taken and read.
+const (
+	msgTakingSnapshot = "taking a snapshot of the source table"
+	msgPinned         = "pinned the source table"
+)
 
 // pin returns the job's pinned inputs: the snapshot if it exists (a resumed
 // planning), else a new one.
@@ -437,7 +441,7 @@ func (r *run) pin(ctx context.Context, name string) (*snapshot.Pinned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pin source table %s with snapshot %s: %w", r.o.Spec.Table, name, err)
 	}
-	r.log.Info("pinned the source table", "snapshot", name, "regions", len(p.Regions), "files", len(p.Files))
+	r.log.Info(msgPinned, "snapshot", name, "regions", len(p.Regions), "files", len(p.Files))
 	return p, nil
 }
 

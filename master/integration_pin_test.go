@@ -1,6 +1,7 @@
 package master
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"sync"
@@ -11,17 +12,22 @@ import (
 	"rangecopy/testenv"
 )
 
-// TestCopyPinSurvivesRegionServerStop stops a source region server that
-// holds a region of the table as the copy starts to pin it, so that the
-// snapshot is asked for while the master still places the region on a dead
-// server: the pin must not fail the job (HBase's snapshot procedure waits for
-// the region to open elsewhere, or the copy takes the snapshot again under a
-// new name) and must not wait out the master's snapshot timeout. The copy
-// then compares raw with the source (compaction is off on both tables).
+// TestCopyPinSurvivesRegionServerStop crashes a source region server that
+// holds a region of the table in the middle of the copy's snapshot (every
+// flush of the table is held for a while, so the snapshot is still flushing
+// when the server dies): the pin must not fail the job (HBase's snapshot
+// procedure snapshots the region again where it reopens, or the copy takes
+// the snapshot again under a new name), must not wait out the master's
+// snapshot timeout, and the copy then equals the source raw (compaction is
+// off on both tables), cells recovered from the dead server's WAL included.
 func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := t.Context()
-	table := createSource(t, env, "pinrs")
+	table := testenv.UniqueName(t, "pinrs")
+	if err := env.Source.CreateTableWith(ctx, table, sampleFamilies, sampleSplits, testenv.TableOptions{SlowFlushable: true}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Source.DeleteTable(context.Background(), table) })
 	rows := binaryRows(120)
 	writeRounds(t, env.Source, table, rows, 2, time.Now().UnixMilli()-100_000, true)
 
@@ -44,63 +50,90 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	if _, err := env.Source.Move(ctx, regions[1].EncodedName, rs); err != nil {
 		t.Fatal(err)
 	}
-	// Unflushed cells in the region on the doomed server: the snapshot's
-	// flush has work to do there.
+	// Unflushed cells in the region on the doomed server: after the crash
+	// only its WAL has them.
 	var cells []testenv.Cell
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 200; i++ {
 		cells = append(cells, testenv.Cell{Row: []byte{0x40, byte(i >> 8), byte(i)}, Family: []byte("cf1"), Qualifier: []byte("big"),
-			Timestamp: time.Now().UnixMilli() - 50_000, Type: "Put", Value: make([]byte, 2048)})
+			Timestamp: time.Now().UnixMilli() - 50_000, Type: "Put", Value: bytes.Repeat([]byte{byte(i)}, 1024)})
 	}
 	if err := env.Source.Mutate(ctx, table, cells); err != nil {
+		t.Fatal(err)
+	}
+	const hold = 8 * time.Second
+	if err := env.Source.SetFlushDelay(ctx, table, hold); err != nil {
 		t.Fatal(err)
 	}
 
 	o := testOptions(t, env, job.Spec{Table: table})
 	o.CreateTable = true
 	dropTargetLater(t, env, table)
-	var stopErr error
-	var stoppedAt time.Time
-	trigger := &onMessage{Handler: o.Logger.Handler(), msg: msgTakingSnapshot, fn: func() {
-		// Before the snapshot is asked for: the region server is gone
-		// when it starts, its region not yet open elsewhere.
-		stopErr = env.Source.StopRegionServerNoWait(context.WithoutCancel(ctx), rs)
-		stoppedAt = time.Now()
+	crashed := make(chan error, 1)
+	var crashedAt, pinnedAt time.Time
+	var mu sync.Mutex
+	trigger := &onMessage{Handler: o.Logger.Handler(), on: map[string]func(){
+		msgTakingSnapshot: func() {
+			// The snapshot is asked for right after this line; its flushes
+			// are held for 8 s. Crash the server a moment into it.
+			go func() {
+				time.Sleep(2 * time.Second)
+				err := env.Source.AbortRegionServer(context.WithoutCancel(ctx), rs)
+				mu.Lock()
+				crashedAt = time.Now()
+				mu.Unlock()
+				crashed <- err
+			}()
+		},
+		msgPinned: func() {
+			mu.Lock()
+			pinnedAt = time.Now()
+			mu.Unlock()
+		},
 	}}
 	o.Logger = slog.New(trigger)
 	start := time.Now()
 	rep, err := Copy(ctx, o)
-	if !trigger.fired() {
-		t.Fatalf("the copy never logged %q: the region server was not stopped while it pinned", msgTakingSnapshot)
+	var cerr error
+	select {
+	case cerr = <-crashed:
+		stopped = true
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the copy never logged %q, or the region server was not crashed within 2 minutes", msgTakingSnapshot)
 	}
-	stopped = true
-	if stopErr != nil {
-		t.Fatalf("stop region server %s as the copy pinned: %v", rs, stopErr)
+	if cerr != nil {
+		t.Fatalf("crash region server %s while the copy pinned: %v", rs, cerr)
+	}
+	if err := env.Source.SetFlushDelay(ctx, table, 0); err != nil {
+		t.Fatal(err)
 	}
 	if err != nil {
-		t.Fatalf("copy with a region server stopped while it pinned: %v (report %+v)", err, rep)
+		t.Fatalf("copy with a region server crashed while it pinned: %v (report %+v)", err, rep)
 	}
-	t.Logf("region server %s stopped %.1f s into the copy; the copy took %.1f s, snapshots taken again: %d",
-		rs, stoppedAt.Sub(start).Seconds(), time.Since(start).Seconds(), rep.PinRetries)
+	mu.Lock()
+	defer mu.Unlock()
+	if pinnedAt.IsZero() || !crashedAt.Before(pinnedAt) {
+		t.Fatalf("the region server crashed at %s, the pin ended at %s: the crash was not in the middle of the pin",
+			crashedAt.Format(time.StampMilli), pinnedAt.Format(time.StampMilli))
+	}
+	t.Logf("region server %s crashed %.1f s into the copy, the pin ended %.1f s in; the copy took %.1f s; snapshots taken again: %d",
+		rs, crashedAt.Sub(start).Seconds(), pinnedAt.Sub(start).Seconds(), time.Since(start).Seconds(), rep.PinRetries)
 	n := assertSame(t, env, table, table, nil, nil)
 	assertFinished(t, env, o, rep)
 	t.Logf("%d cells equal", n)
 }
 
-// onMessage is a slog handler that calls fn, once and synchronously, when a
-// record with message msg is logged, and passes records on to Handler.
+// onMessage is a slog handler that calls on[msg], synchronously, each time
+// a record with message msg is logged, and passes records on to Handler.
 type onMessage struct {
 	slog.Handler
-	msg  string
-	fn   func()
-	once sync.Once
-	done bool
+	on map[string]func()
 }
 
 func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *onMessage) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == h.msg {
-		h.once.Do(func() { h.fn(); h.done = true })
+	if fn := h.on[r.Message]; fn != nil {
+		fn()
 	}
 	if h.Handler.Enabled(ctx, r.Level) {
 		return h.Handler.Handle(ctx, r)
@@ -109,42 +142,9 @@ func (h *onMessage) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h *onMessage) WithAttrs(as []slog.Attr) slog.Handler {
-	return &child{parent: h, Handler: h.Handler.WithAttrs(as)}
+	return &onMessage{Handler: h.Handler.WithAttrs(as), on: h.on}
 }
 
 func (h *onMessage) WithGroup(name string) slog.Handler {
-	return &child{parent: h, Handler: h.Handler.WithGroup(name)}
-}
-
-func (h *onMessage) fired() bool {
-	fired := false
-	h.once.Do(func() {}) // waits for a call in progress
-	fired = h.done
-	return fired
-}
-
-// child is a derived handler of an onMessage: it triggers the parent.
-type child struct {
-	parent *onMessage
-	slog.Handler
-}
-
-func (c *child) Enabled(context.Context, slog.Level) bool { return true }
-
-func (c *child) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == c.parent.msg {
-		c.parent.once.Do(func() { c.parent.fn(); c.parent.done = true })
-	}
-	if c.Handler.Enabled(ctx, r.Level) {
-		return c.Handler.Handle(ctx, r)
-	}
-	return nil
-}
-
-func (c *child) WithAttrs(as []slog.Attr) slog.Handler {
-	return &child{parent: c.parent, Handler: c.Handler.WithAttrs(as)}
-}
-
-func (c *child) WithGroup(name string) slog.Handler {
-	return &child{parent: c.parent, Handler: c.Handler.WithGroup(name)}
+	return &onMessage{Handler: h.Handler.WithGroup(name), on: h.on}
 }
