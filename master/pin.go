@@ -15,14 +15,16 @@ import (
 
 // PinAttempts bounds the snapshots one planning takes of the source: the
 // first and PinAttempts-1 more after failed ones.
-const PinAttempts = 5
+const PinAttempts = 6
 
-// pinBackoff is the wait before each snapshot taken again: 10 s before the
-// second, doubling to 2 min. Together the waits (10+20+40+80 s) let a
-// snapshot that an older master still runs for the table (it refuses a
-// second one meanwhile) end or time out in most cases.
+// pinBackoff is the wait before each snapshot taken again: 15 s before the
+// second, doubling to 2 min. The waits add up to 465 s before the sixth: an
+// older master (one that coordinates snapshots through ZooKeeper) refuses
+// any snapshot of a table while one of it runs, and one that waits on a dead
+// server runs until the master's snapshot timeout (300 s by default) fails
+// it; the later snapshots come after that.
 func pinBackoff() retry.Backoff {
-	return retry.Backoff{Initial: 10 * time.Second, Max: 2 * time.Minute}
+	return retry.Backoff{Initial: 15 * time.Second, Max: 2 * time.Minute}
 }
 
 // PinState is a job's side node registry.NodePin: the snapshot that pins the

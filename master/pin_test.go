@@ -21,10 +21,11 @@ func TestPinRetry(t *testing.T) {
 		want    bool
 		wait    time.Duration
 	}{
-		{"the master failed the first snapshot", failed, 0, true, 10 * time.Second},
-		{"a server the snapshot waited on is gone", gone, 0, true, 10 * time.Second},
-		{"the third fails", failed, 2, true, 40 * time.Second},
-		{"the fourth fails", failed, 3, true, 80 * time.Second},
+		{"the master failed the first snapshot", failed, 0, true, 15 * time.Second},
+		{"a server the snapshot waited on is gone", gone, 0, true, 15 * time.Second},
+		{"the third fails", failed, 2, true, time.Minute},
+		{"the fourth fails", failed, 3, true, 2 * time.Minute},
+		{"the fifth fails", failed, 4, true, 2 * time.Minute},
 		{"the last allowed fails", failed, PinAttempts - 1, false, 0},
 		{"the table is gone", fmt.Errorf("pin: %w", &hbase.NotFoundError{Kind: hbase.KindTableNotFound, What: "table", Name: "t"}), 0, false, 0},
 		{"the copy was stopped", fmt.Errorf("waiting: %w", context.Canceled), 0, false, 0},
@@ -38,6 +39,24 @@ func TestPinRetry(t *testing.T) {
 				t.Errorf("PinRetry(%v, %d) = %v, %s; want %v, %s", tc.err, tc.attempt, got, wait, tc.want, tc.wait)
 			}
 		})
+	}
+}
+
+// TestPinBackoffOutlastsSnapshotTimeout checks that the waits before the
+// last snapshot add up to more than HBase's default master snapshot timeout
+// (hbase.snapshot.master.timeout.millis, 300 s), so that an older master's
+// snapshot stuck on a dead server has timed out before the last try.
+func TestPinBackoffOutlastsSnapshotTimeout(t *testing.T) {
+	var total time.Duration
+	for attempt := 0; ; attempt++ {
+		again, wait := PinRetry(hbase.ErrSnapshotFailed, attempt)
+		if !again {
+			break
+		}
+		total += wait
+	}
+	if total <= 300*time.Second {
+		t.Errorf("the waits before the last snapshot add up to %s, not more than the master's 300 s snapshot timeout", total)
 	}
 }
 
