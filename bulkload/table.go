@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,13 +97,40 @@ func TargetDescriptor(source hbase.TableDescriptor, target string) hbase.TableDe
 	return d
 }
 
+// EnsureNamespace creates the namespace of table on c's cluster when it is
+// missing (HBase creates no namespace for a new table), and reports which
+// namespace it created ("" for none: the table is in the default namespace,
+// or its namespace exists).
+func EnsureNamespace(ctx context.Context, c *hbase.Client, table string) (string, error) {
+	ns, _, ok := strings.Cut(table, ":")
+	if !ok || ns == "default" {
+		return "", nil
+	}
+	have, err := c.ListNamespaces(ctx)
+	if err != nil {
+		return "", fmt.Errorf("namespace %s of target table %s: %w", ns, table, err)
+	}
+	if slices.Contains(have, ns) {
+		return "", nil
+	}
+	made, err := c.CreateNamespace(ctx, ns)
+	if err != nil {
+		return "", fmt.Errorf("create namespace %s for target table %s: %w", ns, table, err)
+	}
+	if !made {
+		return "", nil
+	}
+	return ns, nil
+}
+
 // EnsureTable makes sure the target table can take the copy of source's
 // families before anything is written to it. An existing target must have
 // every family of source (the error names the missing ones; nothing is
 // created or changed). A missing target is an error unless create is set;
-// then it is created with source's families and attributes, pre-split at
-// splits (see SplitKeys), and EnsureTable waits until all its regions are
-// open. It reports whether it created the table.
+// then it is created (and its namespace, when missing: EnsureNamespace) with
+// source's families and attributes, pre-split at splits (see SplitKeys), and
+// EnsureTable waits until all its regions are open. It reports whether it
+// created the table.
 func EnsureTable(ctx context.Context, c *hbase.Client, source hbase.TableDescriptor, target string, splits [][]byte, create bool) (bool, error) {
 	if len(source.Families) == 0 {
 		return false, fmt.Errorf("ensure target table %s: source %s has no column families", target, source.Name)
@@ -118,6 +146,9 @@ func EnsureTable(ctx context.Context, c *hbase.Client, source hbase.TableDescrip
 		return false, fmt.Errorf("ensure target table %s: %w", target, err)
 	case !create:
 		return false, &NoTargetTableError{Table: target}
+	}
+	if _, err := EnsureNamespace(ctx, c, target); err != nil {
+		return false, err
 	}
 	d := TargetDescriptor(source, target)
 	if err := c.CreateTable(ctx, d, splits); err != nil {

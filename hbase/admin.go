@@ -79,6 +79,28 @@ func (c *Client) ListNamespaces(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// CreateNamespace creates a namespace and waits until the master's procedure
+// is done. It reports whether it made it: a namespace that exists already
+// (made meanwhile by someone else, say) is not an error.
+func (c *Client) CreateNamespace(ctx context.Context, name string) (bool, error) {
+	what := "create namespace " + name
+	req := &pb.CreateNamespaceRequest{NamespaceDescriptor: &pb.NamespaceDescriptor{Name: []byte(name)},
+		NonceGroup: proto.Uint64(nonce()), Nonce: proto.Uint64(nonce())}
+	var resp pb.CreateNamespaceResponse
+	err := c.masterCall(ctx, what, "CreateNamespace", req, &resp)
+	if err == nil && resp.GetProcId() > 0 {
+		err = c.waitProcedure(ctx, what, resp.GetProcId())
+	}
+	var re *RemoteError
+	if errors.As(err, &re) && re.Class == "org.apache.hadoop.hbase.NamespaceExistException" {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // ListTables returns the tables of a namespace ("" for all user tables),
 // sorted, as "namespace:table" outside the default namespace.
 func (c *Client) ListTables(ctx context.Context, namespace string) ([]string, error) {

@@ -144,6 +144,9 @@ type run struct {
 	tgtExists  bool
 	srcRegions []*hbase.Region
 	detached   bool // the job is submitted for the masters (Submit)
+	// createdNamespace is the target namespace this run created for the
+	// target table, if any.
+	createdNamespace string
 	sharedReg  bool // reg belongs to the caller (a leading master)
 }
 
@@ -376,6 +379,16 @@ func (r *run) ensureTable(ctx context.Context) error {
 		starts = append(starts, reg.StartKey)
 	}
 	splits := bulkload.SplitKeys(starts, o.Spec.Rows.Start, o.Spec.Rows.End)
+	if o.CreateTable {
+		ns, err := bulkload.EnsureNamespace(ctx, r.tgt, o.Spec.Target())
+		if err != nil {
+			return err
+		}
+		if ns != "" {
+			r.createdNamespace = ns
+			r.log.Info("created the target namespace", "namespace", ns, "table", o.Spec.Target())
+		}
+	}
 	created, err := bulkload.EnsureTable(ctx, r.tgt, *r.srcDesc, o.Spec.Target(), splits, o.CreateTable)
 	if err != nil {
 		return err
@@ -513,6 +526,7 @@ func (r *run) plan(ctx context.Context, j registry.Job, rec job.Record, rep *pro
 		err = terr
 	}
 	rep.PinRetries = pinned.Retries()
+	rep.CreatedNamespace = r.createdNamespace
 	if err != nil {
 		return j, err
 	}

@@ -336,3 +336,30 @@ func TestCopyFamilies(t *testing.T) {
 		t.Errorf("%d files loaded, want at least 4 (a region at least one, cf1 only)", rep.FilesLoaded)
 	}
 }
+
+// TestCopyCreatesTargetNamespace copies a table of a namespace the target
+// cluster lacks with --create-table: the copy creates the namespace (and
+// says so in its report), then the table, and the target equals the source.
+func TestCopyCreatesTargetNamespace(t *testing.T) {
+	env := testenv.Get(t)
+	ns := strings.NewReplacer("-", "_", ".", "_").Replace(testenv.UniqueName(t, "ns"))
+	table := ns + ":t"
+	if err := env.Source.CreateTable(t.Context(), table, sampleFamilies, sampleSplits); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Source.DeleteTable(context.Background(), table) })
+	writeRounds(t, env.Source, table, binaryRows(40), 2, time.Now().UnixMilli()-100_000, true)
+	dropTargetLater(t, env, table)
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("copy into a namespace the target lacks: %v", err)
+	}
+	if rep.CreatedNamespace != ns {
+		t.Errorf("report says it created namespace %q, want %q", rep.CreatedNamespace, ns)
+	}
+	n := assertSame(t, env, table, table, nil, nil)
+	assertFinished(t, env, o, rep)
+	t.Logf("%d cells copied into %s, namespace created", n, table)
+}

@@ -125,6 +125,9 @@ type Report struct {
 	// PinRetries counts the snapshots of the source taken again after one
 	// failed (a region server died while it was taken, say).
 	PinRetries int `json:"pinRetries,omitempty"`
+	// CreatedNamespace is the target namespace the copy created for the
+	// target table (--create-table), if it had to.
+	CreatedNamespace string `json:"createdNamespace,omitempty"`
 }
 
 // Fill copies a final sample into the report.
@@ -170,6 +173,9 @@ func (r Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, ", in %s", time.Duration(r.Seconds*float64(time.Second)).Round(100*time.Millisecond))
 		}
 		b.WriteString("\n")
+	}
+	if r.CreatedNamespace != "" {
+		fmt.Fprintf(&b, "  created the target namespace %s\n", r.CreatedNamespace)
 	}
 	if r.PinRetries > 0 {
 		fmt.Fprintf(&b, "  source snapshot taken again %d times after a failed one\n", r.PinRetries)

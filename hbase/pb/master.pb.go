@@ -80,7 +80,7 @@ func (x *GetProcedureResultResponse_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GetProcedureResultResponse_State.Descriptor instead.
 func (GetProcedureResultResponse_State) EnumDescriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{25, 0}
+	return file_master_proto_rawDescGZIP(), []int{27, 0}
 }
 
 type CreateTableRequest struct {
@@ -531,6 +531,116 @@ func (x *DisableTableResponse) GetProcId() uint64 {
 	return 0
 }
 
+type CreateNamespaceRequest struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	NamespaceDescriptor *NamespaceDescriptor   `protobuf:"bytes,1,req,name=namespaceDescriptor" json:"namespaceDescriptor,omitempty"`
+	NonceGroup          *uint64                `protobuf:"varint,2,opt,name=nonce_group,json=nonceGroup,def=0" json:"nonce_group,omitempty"`
+	Nonce               *uint64                `protobuf:"varint,3,opt,name=nonce,def=0" json:"nonce,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+// Default values for CreateNamespaceRequest fields.
+const (
+	Default_CreateNamespaceRequest_NonceGroup = uint64(0)
+	Default_CreateNamespaceRequest_Nonce      = uint64(0)
+)
+
+func (x *CreateNamespaceRequest) Reset() {
+	*x = CreateNamespaceRequest{}
+	mi := &file_master_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateNamespaceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateNamespaceRequest) ProtoMessage() {}
+
+func (x *CreateNamespaceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_master_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateNamespaceRequest.ProtoReflect.Descriptor instead.
+func (*CreateNamespaceRequest) Descriptor() ([]byte, []int) {
+	return file_master_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CreateNamespaceRequest) GetNamespaceDescriptor() *NamespaceDescriptor {
+	if x != nil {
+		return x.NamespaceDescriptor
+	}
+	return nil
+}
+
+func (x *CreateNamespaceRequest) GetNonceGroup() uint64 {
+	if x != nil && x.NonceGroup != nil {
+		return *x.NonceGroup
+	}
+	return Default_CreateNamespaceRequest_NonceGroup
+}
+
+func (x *CreateNamespaceRequest) GetNonce() uint64 {
+	if x != nil && x.Nonce != nil {
+		return *x.Nonce
+	}
+	return Default_CreateNamespaceRequest_Nonce
+}
+
+type CreateNamespaceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ProcId        *uint64                `protobuf:"varint,1,opt,name=proc_id,json=procId" json:"proc_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateNamespaceResponse) Reset() {
+	*x = CreateNamespaceResponse{}
+	mi := &file_master_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateNamespaceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateNamespaceResponse) ProtoMessage() {}
+
+func (x *CreateNamespaceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_master_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateNamespaceResponse.ProtoReflect.Descriptor instead.
+func (*CreateNamespaceResponse) Descriptor() ([]byte, []int) {
+	return file_master_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CreateNamespaceResponse) GetProcId() uint64 {
+	if x != nil && x.ProcId != nil {
+		return *x.ProcId
+	}
+	return 0
+}
+
 type ListNamespaceDescriptorsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -539,7 +649,7 @@ type ListNamespaceDescriptorsRequest struct {
 
 func (x *ListNamespaceDescriptorsRequest) Reset() {
 	*x = ListNamespaceDescriptorsRequest{}
-	mi := &file_master_proto_msgTypes[8]
+	mi := &file_master_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -551,7 +661,7 @@ func (x *ListNamespaceDescriptorsRequest) String() string {
 func (*ListNamespaceDescriptorsRequest) ProtoMessage() {}
 
 func (x *ListNamespaceDescriptorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[8]
+	mi := &file_master_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -564,7 +674,7 @@ func (x *ListNamespaceDescriptorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespaceDescriptorsRequest.ProtoReflect.Descriptor instead.
 func (*ListNamespaceDescriptorsRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{8}
+	return file_master_proto_rawDescGZIP(), []int{10}
 }
 
 type ListNamespaceDescriptorsResponse struct {
@@ -576,7 +686,7 @@ type ListNamespaceDescriptorsResponse struct {
 
 func (x *ListNamespaceDescriptorsResponse) Reset() {
 	*x = ListNamespaceDescriptorsResponse{}
-	mi := &file_master_proto_msgTypes[9]
+	mi := &file_master_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +698,7 @@ func (x *ListNamespaceDescriptorsResponse) String() string {
 func (*ListNamespaceDescriptorsResponse) ProtoMessage() {}
 
 func (x *ListNamespaceDescriptorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[9]
+	mi := &file_master_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +711,7 @@ func (x *ListNamespaceDescriptorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespaceDescriptorsResponse.ProtoReflect.Descriptor instead.
 func (*ListNamespaceDescriptorsResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{9}
+	return file_master_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListNamespaceDescriptorsResponse) GetNamespaceDescriptor() []*NamespaceDescriptor {
@@ -630,7 +740,7 @@ const (
 
 func (x *SnapshotRequest) Reset() {
 	*x = SnapshotRequest{}
-	mi := &file_master_proto_msgTypes[10]
+	mi := &file_master_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -642,7 +752,7 @@ func (x *SnapshotRequest) String() string {
 func (*SnapshotRequest) ProtoMessage() {}
 
 func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[10]
+	mi := &file_master_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -655,7 +765,7 @@ func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{10}
+	return file_master_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SnapshotRequest) GetSnapshot() *SnapshotDescription {
@@ -689,7 +799,7 @@ type SnapshotResponse struct {
 
 func (x *SnapshotResponse) Reset() {
 	*x = SnapshotResponse{}
-	mi := &file_master_proto_msgTypes[11]
+	mi := &file_master_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -701,7 +811,7 @@ func (x *SnapshotResponse) String() string {
 func (*SnapshotResponse) ProtoMessage() {}
 
 func (x *SnapshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[11]
+	mi := &file_master_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -714,7 +824,7 @@ func (x *SnapshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{11}
+	return file_master_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SnapshotResponse) GetExpectedTimeout() int64 {
@@ -739,7 +849,7 @@ type GetCompletedSnapshotsRequest struct {
 
 func (x *GetCompletedSnapshotsRequest) Reset() {
 	*x = GetCompletedSnapshotsRequest{}
-	mi := &file_master_proto_msgTypes[12]
+	mi := &file_master_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -751,7 +861,7 @@ func (x *GetCompletedSnapshotsRequest) String() string {
 func (*GetCompletedSnapshotsRequest) ProtoMessage() {}
 
 func (x *GetCompletedSnapshotsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[12]
+	mi := &file_master_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -764,7 +874,7 @@ func (x *GetCompletedSnapshotsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCompletedSnapshotsRequest.ProtoReflect.Descriptor instead.
 func (*GetCompletedSnapshotsRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{12}
+	return file_master_proto_rawDescGZIP(), []int{14}
 }
 
 type GetCompletedSnapshotsResponse struct {
@@ -776,7 +886,7 @@ type GetCompletedSnapshotsResponse struct {
 
 func (x *GetCompletedSnapshotsResponse) Reset() {
 	*x = GetCompletedSnapshotsResponse{}
-	mi := &file_master_proto_msgTypes[13]
+	mi := &file_master_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -788,7 +898,7 @@ func (x *GetCompletedSnapshotsResponse) String() string {
 func (*GetCompletedSnapshotsResponse) ProtoMessage() {}
 
 func (x *GetCompletedSnapshotsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[13]
+	mi := &file_master_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -801,7 +911,7 @@ func (x *GetCompletedSnapshotsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCompletedSnapshotsResponse.ProtoReflect.Descriptor instead.
 func (*GetCompletedSnapshotsResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{13}
+	return file_master_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetCompletedSnapshotsResponse) GetSnapshots() []*SnapshotDescription {
@@ -820,7 +930,7 @@ type DeleteSnapshotRequest struct {
 
 func (x *DeleteSnapshotRequest) Reset() {
 	*x = DeleteSnapshotRequest{}
-	mi := &file_master_proto_msgTypes[14]
+	mi := &file_master_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +942,7 @@ func (x *DeleteSnapshotRequest) String() string {
 func (*DeleteSnapshotRequest) ProtoMessage() {}
 
 func (x *DeleteSnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[14]
+	mi := &file_master_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +955,7 @@ func (x *DeleteSnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSnapshotRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{14}
+	return file_master_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DeleteSnapshotRequest) GetSnapshot() *SnapshotDescription {
@@ -863,7 +973,7 @@ type DeleteSnapshotResponse struct {
 
 func (x *DeleteSnapshotResponse) Reset() {
 	*x = DeleteSnapshotResponse{}
-	mi := &file_master_proto_msgTypes[15]
+	mi := &file_master_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -875,7 +985,7 @@ func (x *DeleteSnapshotResponse) String() string {
 func (*DeleteSnapshotResponse) ProtoMessage() {}
 
 func (x *DeleteSnapshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[15]
+	mi := &file_master_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -888,7 +998,7 @@ func (x *DeleteSnapshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSnapshotResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSnapshotResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{15}
+	return file_master_proto_rawDescGZIP(), []int{17}
 }
 
 type IsSnapshotDoneRequest struct {
@@ -900,7 +1010,7 @@ type IsSnapshotDoneRequest struct {
 
 func (x *IsSnapshotDoneRequest) Reset() {
 	*x = IsSnapshotDoneRequest{}
-	mi := &file_master_proto_msgTypes[16]
+	mi := &file_master_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +1022,7 @@ func (x *IsSnapshotDoneRequest) String() string {
 func (*IsSnapshotDoneRequest) ProtoMessage() {}
 
 func (x *IsSnapshotDoneRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[16]
+	mi := &file_master_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1035,7 @@ func (x *IsSnapshotDoneRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSnapshotDoneRequest.ProtoReflect.Descriptor instead.
 func (*IsSnapshotDoneRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{16}
+	return file_master_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *IsSnapshotDoneRequest) GetSnapshot() *SnapshotDescription {
@@ -950,7 +1060,7 @@ const (
 
 func (x *IsSnapshotDoneResponse) Reset() {
 	*x = IsSnapshotDoneResponse{}
-	mi := &file_master_proto_msgTypes[17]
+	mi := &file_master_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1072,7 @@ func (x *IsSnapshotDoneResponse) String() string {
 func (*IsSnapshotDoneResponse) ProtoMessage() {}
 
 func (x *IsSnapshotDoneResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[17]
+	mi := &file_master_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1085,7 @@ func (x *IsSnapshotDoneResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSnapshotDoneResponse.ProtoReflect.Descriptor instead.
 func (*IsSnapshotDoneResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{17}
+	return file_master_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *IsSnapshotDoneResponse) GetDone() bool {
@@ -1009,7 +1119,7 @@ const (
 
 func (x *GetTableDescriptorsRequest) Reset() {
 	*x = GetTableDescriptorsRequest{}
-	mi := &file_master_proto_msgTypes[18]
+	mi := &file_master_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1021,7 +1131,7 @@ func (x *GetTableDescriptorsRequest) String() string {
 func (*GetTableDescriptorsRequest) ProtoMessage() {}
 
 func (x *GetTableDescriptorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[18]
+	mi := &file_master_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1034,7 +1144,7 @@ func (x *GetTableDescriptorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableDescriptorsRequest.ProtoReflect.Descriptor instead.
 func (*GetTableDescriptorsRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{18}
+	return file_master_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetTableDescriptorsRequest) GetTableNames() []*TableName {
@@ -1074,7 +1184,7 @@ type GetTableDescriptorsResponse struct {
 
 func (x *GetTableDescriptorsResponse) Reset() {
 	*x = GetTableDescriptorsResponse{}
-	mi := &file_master_proto_msgTypes[19]
+	mi := &file_master_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1196,7 @@ func (x *GetTableDescriptorsResponse) String() string {
 func (*GetTableDescriptorsResponse) ProtoMessage() {}
 
 func (x *GetTableDescriptorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[19]
+	mi := &file_master_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,7 +1209,7 @@ func (x *GetTableDescriptorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableDescriptorsResponse.ProtoReflect.Descriptor instead.
 func (*GetTableDescriptorsResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{19}
+	return file_master_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetTableDescriptorsResponse) GetTableSchema() []*TableSchema {
@@ -1125,7 +1235,7 @@ const (
 
 func (x *GetTableNamesRequest) Reset() {
 	*x = GetTableNamesRequest{}
-	mi := &file_master_proto_msgTypes[20]
+	mi := &file_master_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1247,7 @@ func (x *GetTableNamesRequest) String() string {
 func (*GetTableNamesRequest) ProtoMessage() {}
 
 func (x *GetTableNamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[20]
+	mi := &file_master_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1260,7 @@ func (x *GetTableNamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableNamesRequest.ProtoReflect.Descriptor instead.
 func (*GetTableNamesRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{20}
+	return file_master_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetTableNamesRequest) GetRegex() string {
@@ -1183,7 +1293,7 @@ type GetTableNamesResponse struct {
 
 func (x *GetTableNamesResponse) Reset() {
 	*x = GetTableNamesResponse{}
-	mi := &file_master_proto_msgTypes[21]
+	mi := &file_master_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1305,7 @@ func (x *GetTableNamesResponse) String() string {
 func (*GetTableNamesResponse) ProtoMessage() {}
 
 func (x *GetTableNamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[21]
+	mi := &file_master_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1318,7 @@ func (x *GetTableNamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableNamesResponse.ProtoReflect.Descriptor instead.
 func (*GetTableNamesResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{21}
+	return file_master_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetTableNamesResponse) GetTableNames() []*TableName {
@@ -1226,7 +1336,7 @@ type IsMasterRunningRequest struct {
 
 func (x *IsMasterRunningRequest) Reset() {
 	*x = IsMasterRunningRequest{}
-	mi := &file_master_proto_msgTypes[22]
+	mi := &file_master_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1238,7 +1348,7 @@ func (x *IsMasterRunningRequest) String() string {
 func (*IsMasterRunningRequest) ProtoMessage() {}
 
 func (x *IsMasterRunningRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[22]
+	mi := &file_master_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1251,7 +1361,7 @@ func (x *IsMasterRunningRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsMasterRunningRequest.ProtoReflect.Descriptor instead.
 func (*IsMasterRunningRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{22}
+	return file_master_proto_rawDescGZIP(), []int{24}
 }
 
 type IsMasterRunningResponse struct {
@@ -1263,7 +1373,7 @@ type IsMasterRunningResponse struct {
 
 func (x *IsMasterRunningResponse) Reset() {
 	*x = IsMasterRunningResponse{}
-	mi := &file_master_proto_msgTypes[23]
+	mi := &file_master_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1385,7 @@ func (x *IsMasterRunningResponse) String() string {
 func (*IsMasterRunningResponse) ProtoMessage() {}
 
 func (x *IsMasterRunningResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[23]
+	mi := &file_master_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1398,7 @@ func (x *IsMasterRunningResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsMasterRunningResponse.ProtoReflect.Descriptor instead.
 func (*IsMasterRunningResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{23}
+	return file_master_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *IsMasterRunningResponse) GetIsMasterRunning() bool {
@@ -1307,7 +1417,7 @@ type GetProcedureResultRequest struct {
 
 func (x *GetProcedureResultRequest) Reset() {
 	*x = GetProcedureResultRequest{}
-	mi := &file_master_proto_msgTypes[24]
+	mi := &file_master_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1319,7 +1429,7 @@ func (x *GetProcedureResultRequest) String() string {
 func (*GetProcedureResultRequest) ProtoMessage() {}
 
 func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[24]
+	mi := &file_master_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1332,7 +1442,7 @@ func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultRequest.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{24}
+	return file_master_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetProcedureResultRequest) GetProcId() uint64 {
@@ -1355,7 +1465,7 @@ type GetProcedureResultResponse struct {
 
 func (x *GetProcedureResultResponse) Reset() {
 	*x = GetProcedureResultResponse{}
-	mi := &file_master_proto_msgTypes[25]
+	mi := &file_master_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1367,7 +1477,7 @@ func (x *GetProcedureResultResponse) String() string {
 func (*GetProcedureResultResponse) ProtoMessage() {}
 
 func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[25]
+	mi := &file_master_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1380,7 +1490,7 @@ func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultResponse.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{25}
+	return file_master_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetProcedureResultResponse) GetState() GetProcedureResultResponse_State {
@@ -1431,7 +1541,7 @@ type FlushRegionRequest struct {
 
 func (x *FlushRegionRequest) Reset() {
 	*x = FlushRegionRequest{}
-	mi := &file_master_proto_msgTypes[26]
+	mi := &file_master_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1443,7 +1553,7 @@ func (x *FlushRegionRequest) String() string {
 func (*FlushRegionRequest) ProtoMessage() {}
 
 func (x *FlushRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[26]
+	mi := &file_master_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1456,7 +1566,7 @@ func (x *FlushRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushRegionRequest.ProtoReflect.Descriptor instead.
 func (*FlushRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{26}
+	return file_master_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *FlushRegionRequest) GetRegion() *RegionSpecifier {
@@ -1498,7 +1608,7 @@ type FlushRegionResponse struct {
 
 func (x *FlushRegionResponse) Reset() {
 	*x = FlushRegionResponse{}
-	mi := &file_master_proto_msgTypes[27]
+	mi := &file_master_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1510,7 +1620,7 @@ func (x *FlushRegionResponse) String() string {
 func (*FlushRegionResponse) ProtoMessage() {}
 
 func (x *FlushRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[27]
+	mi := &file_master_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1523,7 +1633,7 @@ func (x *FlushRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushRegionResponse.ProtoReflect.Descriptor instead.
 func (*FlushRegionResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{27}
+	return file_master_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *FlushRegionResponse) GetLastFlushTime() uint64 {
@@ -1584,6 +1694,13 @@ const file_master_proto_rawDesc = "" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"/\n" +
 	"\x14DisableTableResponse\x12\x17\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xb0\x01\n" +
+	"\x16CreateNamespaceRequest\x12Y\n" +
+	"\x13namespaceDescriptor\x18\x01 \x02(\v2'.rangecopy.hbase.pb.NamespaceDescriptorR\x13namespaceDescriptor\x12\"\n" +
+	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
+	"nonceGroup\x12\x17\n" +
+	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"2\n" +
+	"\x17CreateNamespaceResponse\x12\x17\n" +
 	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"!\n" +
 	"\x1fListNamespaceDescriptorsRequest\"}\n" +
 	" ListNamespaceDescriptorsResponse\x12Y\n" +
@@ -1661,7 +1778,7 @@ func file_master_proto_rawDescGZIP() []byte {
 }
 
 var file_master_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_master_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_master_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_master_proto_goTypes = []any{
 	(GetProcedureResultResponse_State)(0),    // 0: rangecopy.hbase.pb.GetProcedureResultResponse.State
 	(*CreateTableRequest)(nil),               // 1: rangecopy.hbase.pb.CreateTableRequest
@@ -1672,55 +1789,58 @@ var file_master_proto_goTypes = []any{
 	(*EnableTableResponse)(nil),              // 6: rangecopy.hbase.pb.EnableTableResponse
 	(*DisableTableRequest)(nil),              // 7: rangecopy.hbase.pb.DisableTableRequest
 	(*DisableTableResponse)(nil),             // 8: rangecopy.hbase.pb.DisableTableResponse
-	(*ListNamespaceDescriptorsRequest)(nil),  // 9: rangecopy.hbase.pb.ListNamespaceDescriptorsRequest
-	(*ListNamespaceDescriptorsResponse)(nil), // 10: rangecopy.hbase.pb.ListNamespaceDescriptorsResponse
-	(*SnapshotRequest)(nil),                  // 11: rangecopy.hbase.pb.SnapshotRequest
-	(*SnapshotResponse)(nil),                 // 12: rangecopy.hbase.pb.SnapshotResponse
-	(*GetCompletedSnapshotsRequest)(nil),     // 13: rangecopy.hbase.pb.GetCompletedSnapshotsRequest
-	(*GetCompletedSnapshotsResponse)(nil),    // 14: rangecopy.hbase.pb.GetCompletedSnapshotsResponse
-	(*DeleteSnapshotRequest)(nil),            // 15: rangecopy.hbase.pb.DeleteSnapshotRequest
-	(*DeleteSnapshotResponse)(nil),           // 16: rangecopy.hbase.pb.DeleteSnapshotResponse
-	(*IsSnapshotDoneRequest)(nil),            // 17: rangecopy.hbase.pb.IsSnapshotDoneRequest
-	(*IsSnapshotDoneResponse)(nil),           // 18: rangecopy.hbase.pb.IsSnapshotDoneResponse
-	(*GetTableDescriptorsRequest)(nil),       // 19: rangecopy.hbase.pb.GetTableDescriptorsRequest
-	(*GetTableDescriptorsResponse)(nil),      // 20: rangecopy.hbase.pb.GetTableDescriptorsResponse
-	(*GetTableNamesRequest)(nil),             // 21: rangecopy.hbase.pb.GetTableNamesRequest
-	(*GetTableNamesResponse)(nil),            // 22: rangecopy.hbase.pb.GetTableNamesResponse
-	(*IsMasterRunningRequest)(nil),           // 23: rangecopy.hbase.pb.IsMasterRunningRequest
-	(*IsMasterRunningResponse)(nil),          // 24: rangecopy.hbase.pb.IsMasterRunningResponse
-	(*GetProcedureResultRequest)(nil),        // 25: rangecopy.hbase.pb.GetProcedureResultRequest
-	(*GetProcedureResultResponse)(nil),       // 26: rangecopy.hbase.pb.GetProcedureResultResponse
-	(*FlushRegionRequest)(nil),               // 27: rangecopy.hbase.pb.FlushRegionRequest
-	(*FlushRegionResponse)(nil),              // 28: rangecopy.hbase.pb.FlushRegionResponse
-	(*TableSchema)(nil),                      // 29: rangecopy.hbase.pb.TableSchema
-	(*TableName)(nil),                        // 30: rangecopy.hbase.pb.TableName
-	(*NamespaceDescriptor)(nil),              // 31: rangecopy.hbase.pb.NamespaceDescriptor
-	(*SnapshotDescription)(nil),              // 32: rangecopy.hbase.pb.SnapshotDescription
-	(*ForeignExceptionMessage)(nil),          // 33: rangecopy.hbase.pb.ForeignExceptionMessage
-	(*RegionSpecifier)(nil),                  // 34: rangecopy.hbase.pb.RegionSpecifier
+	(*CreateNamespaceRequest)(nil),           // 9: rangecopy.hbase.pb.CreateNamespaceRequest
+	(*CreateNamespaceResponse)(nil),          // 10: rangecopy.hbase.pb.CreateNamespaceResponse
+	(*ListNamespaceDescriptorsRequest)(nil),  // 11: rangecopy.hbase.pb.ListNamespaceDescriptorsRequest
+	(*ListNamespaceDescriptorsResponse)(nil), // 12: rangecopy.hbase.pb.ListNamespaceDescriptorsResponse
+	(*SnapshotRequest)(nil),                  // 13: rangecopy.hbase.pb.SnapshotRequest
+	(*SnapshotResponse)(nil),                 // 14: rangecopy.hbase.pb.SnapshotResponse
+	(*GetCompletedSnapshotsRequest)(nil),     // 15: rangecopy.hbase.pb.GetCompletedSnapshotsRequest
+	(*GetCompletedSnapshotsResponse)(nil),    // 16: rangecopy.hbase.pb.GetCompletedSnapshotsResponse
+	(*DeleteSnapshotRequest)(nil),            // 17: rangecopy.hbase.pb.DeleteSnapshotRequest
+	(*DeleteSnapshotResponse)(nil),           // 18: rangecopy.hbase.pb.DeleteSnapshotResponse
+	(*IsSnapshotDoneRequest)(nil),            // 19: rangecopy.hbase.pb.IsSnapshotDoneRequest
+	(*IsSnapshotDoneResponse)(nil),           // 20: rangecopy.hbase.pb.IsSnapshotDoneResponse
+	(*GetTableDescriptorsRequest)(nil),       // 21: rangecopy.hbase.pb.GetTableDescriptorsRequest
+	(*GetTableDescriptorsResponse)(nil),      // 22: rangecopy.hbase.pb.GetTableDescriptorsResponse
+	(*GetTableNamesRequest)(nil),             // 23: rangecopy.hbase.pb.GetTableNamesRequest
+	(*GetTableNamesResponse)(nil),            // 24: rangecopy.hbase.pb.GetTableNamesResponse
+	(*IsMasterRunningRequest)(nil),           // 25: rangecopy.hbase.pb.IsMasterRunningRequest
+	(*IsMasterRunningResponse)(nil),          // 26: rangecopy.hbase.pb.IsMasterRunningResponse
+	(*GetProcedureResultRequest)(nil),        // 27: rangecopy.hbase.pb.GetProcedureResultRequest
+	(*GetProcedureResultResponse)(nil),       // 28: rangecopy.hbase.pb.GetProcedureResultResponse
+	(*FlushRegionRequest)(nil),               // 29: rangecopy.hbase.pb.FlushRegionRequest
+	(*FlushRegionResponse)(nil),              // 30: rangecopy.hbase.pb.FlushRegionResponse
+	(*TableSchema)(nil),                      // 31: rangecopy.hbase.pb.TableSchema
+	(*TableName)(nil),                        // 32: rangecopy.hbase.pb.TableName
+	(*NamespaceDescriptor)(nil),              // 33: rangecopy.hbase.pb.NamespaceDescriptor
+	(*SnapshotDescription)(nil),              // 34: rangecopy.hbase.pb.SnapshotDescription
+	(*ForeignExceptionMessage)(nil),          // 35: rangecopy.hbase.pb.ForeignExceptionMessage
+	(*RegionSpecifier)(nil),                  // 36: rangecopy.hbase.pb.RegionSpecifier
 }
 var file_master_proto_depIdxs = []int32{
-	29, // 0: rangecopy.hbase.pb.CreateTableRequest.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
-	30, // 1: rangecopy.hbase.pb.DeleteTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
-	30, // 2: rangecopy.hbase.pb.EnableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
-	30, // 3: rangecopy.hbase.pb.DisableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
-	31, // 4: rangecopy.hbase.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> rangecopy.hbase.pb.NamespaceDescriptor
-	32, // 5: rangecopy.hbase.pb.SnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	32, // 6: rangecopy.hbase.pb.GetCompletedSnapshotsResponse.snapshots:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	32, // 7: rangecopy.hbase.pb.DeleteSnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	32, // 8: rangecopy.hbase.pb.IsSnapshotDoneRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	32, // 9: rangecopy.hbase.pb.IsSnapshotDoneResponse.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	30, // 10: rangecopy.hbase.pb.GetTableDescriptorsRequest.table_names:type_name -> rangecopy.hbase.pb.TableName
-	29, // 11: rangecopy.hbase.pb.GetTableDescriptorsResponse.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
-	30, // 12: rangecopy.hbase.pb.GetTableNamesResponse.table_names:type_name -> rangecopy.hbase.pb.TableName
-	0,  // 13: rangecopy.hbase.pb.GetProcedureResultResponse.state:type_name -> rangecopy.hbase.pb.GetProcedureResultResponse.State
-	33, // 14: rangecopy.hbase.pb.GetProcedureResultResponse.exception:type_name -> rangecopy.hbase.pb.ForeignExceptionMessage
-	34, // 15: rangecopy.hbase.pb.FlushRegionRequest.region:type_name -> rangecopy.hbase.pb.RegionSpecifier
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	31, // 0: rangecopy.hbase.pb.CreateTableRequest.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
+	32, // 1: rangecopy.hbase.pb.DeleteTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
+	32, // 2: rangecopy.hbase.pb.EnableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
+	32, // 3: rangecopy.hbase.pb.DisableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
+	33, // 4: rangecopy.hbase.pb.CreateNamespaceRequest.namespaceDescriptor:type_name -> rangecopy.hbase.pb.NamespaceDescriptor
+	33, // 5: rangecopy.hbase.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> rangecopy.hbase.pb.NamespaceDescriptor
+	34, // 6: rangecopy.hbase.pb.SnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	34, // 7: rangecopy.hbase.pb.GetCompletedSnapshotsResponse.snapshots:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	34, // 8: rangecopy.hbase.pb.DeleteSnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	34, // 9: rangecopy.hbase.pb.IsSnapshotDoneRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	34, // 10: rangecopy.hbase.pb.IsSnapshotDoneResponse.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	32, // 11: rangecopy.hbase.pb.GetTableDescriptorsRequest.table_names:type_name -> rangecopy.hbase.pb.TableName
+	31, // 12: rangecopy.hbase.pb.GetTableDescriptorsResponse.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
+	32, // 13: rangecopy.hbase.pb.GetTableNamesResponse.table_names:type_name -> rangecopy.hbase.pb.TableName
+	0,  // 14: rangecopy.hbase.pb.GetProcedureResultResponse.state:type_name -> rangecopy.hbase.pb.GetProcedureResultResponse.State
+	35, // 15: rangecopy.hbase.pb.GetProcedureResultResponse.exception:type_name -> rangecopy.hbase.pb.ForeignExceptionMessage
+	36, // 16: rangecopy.hbase.pb.FlushRegionRequest.region:type_name -> rangecopy.hbase.pb.RegionSpecifier
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_master_proto_init() }
@@ -1735,7 +1855,7 @@ func file_master_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_master_proto_rawDesc), len(file_master_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   28,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
