@@ -147,7 +147,7 @@ type run struct {
 	// createdNamespace is the target namespace this run created for the
 	// target table, if any.
 	createdNamespace string
-	sharedReg  bool // reg belongs to the caller (a leading master)
+	sharedReg        bool // reg belongs to the caller (a leading master)
 }
 
 func (r *run) close() {
