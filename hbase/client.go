@@ -40,6 +40,13 @@ type Config struct {
 	DialTimeout time.Duration
 	// WriteTimeout bounds writing one request frame; default 30s.
 	WriteTimeout time.Duration
+	// CallTimeout bounds the wait for one call's answer, as HBase's
+	// hbase.rpc.timeout does; default 60s (HBase's default). A call whose
+	// context ends sooner keeps that. A call not answered in time fails
+	// with a *CallTimeoutError, which is retried on a fresh connection:
+	// without it, a server that takes a request and never answers would
+	// hold the caller for ever.
+	CallTimeout time.Duration
 	// MaxFrameSize caps a response frame; default DefaultMaxFrameSize.
 	MaxFrameSize int
 	// Dialer opens TCP connections to servers; default net.Dialer.
@@ -106,6 +113,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 15
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
 	}
 	if cfg.Backoff.Initial <= 0 {
 		cfg.Backoff = retry.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.5}
@@ -210,14 +220,32 @@ func (c *Client) dropConn(key connKey, e *connEntry) {
 	c.mu.Unlock()
 }
 
+// DefaultCallTimeout is Config.CallTimeout's default.
+const DefaultCallTimeout = 60 * time.Second
+
+// errCallTimeout is the cause of a call's context ended by CallTimeout.
+var errCallTimeout = errors.New("hbase: call timeout")
+
 // rpc runs one call on server and decodes the response into out (if not
-// nil). It returns the response's cell block.
+// nil). It returns the response's cell block. The call waits for its answer
+// at most Config.CallTimeout.
 func (c *Client) rpc(ctx context.Context, server ServerName, service Service, method string, req proto.Message, cellBlock []byte, out proto.Message) ([]byte, error) {
 	cn, err := c.getConn(ctx, server, service)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := cn.call(ctx, method, req, cellBlock)
+	callCtx := ctx
+	if c.cfg.CallTimeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeoutCause(ctx, c.cfg.CallTimeout, errCallTimeout)
+		defer cancel()
+	}
+	resp, err := cn.call(callCtx, method, req, cellBlock)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(callCtx), errCallTimeout) {
+		// The server took the call and did not answer in time: the caller
+		// locates the region again and retries, as after a lost connection.
+		return nil, &CallTimeoutError{Server: server, Method: method, Timeout: c.cfg.CallTimeout}
+	}
 	if err != nil {
 		return nil, err
 	}

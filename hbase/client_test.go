@@ -257,3 +257,35 @@ func TestMasterFailover(t *testing.T) {
 		t.Fatalf("master znode read %d times, want 2", reg.reads)
 	}
 }
+
+// TestClientCallTimeout checks that a call the server takes and never
+// answers fails after Config.CallTimeout with a *CallTimeoutError, which is
+// retried (relocated), rather than waiting for ever.
+func TestClientCallTimeout(t *testing.T) {
+	c, _ := newTestClient(t, func(fs *fakeServer) {
+		for {
+			if _, err := fs.read(); err != nil {
+				return // never answer; read until the client hangs up
+			}
+		}
+	})
+	c.cfg.CallTimeout = 50 * time.Millisecond
+	_, err := c.rpc(context.Background(), ServerName{Host: "rs", Port: 1}, ClientService, "Scan", &pb.ScanRequest{}, nil, nil)
+	var te *CallTimeoutError
+	if !errors.As(err, &te) || te.Method != "Scan" || te.Timeout != 50*time.Millisecond {
+		t.Fatalf("unanswered call: err = %v, want a *CallTimeoutError for Scan after 50ms", err)
+	}
+	if a := Classify(err); a != ActionRelocate {
+		t.Errorf("Classify(%v) = %v, want %v", err, a, ActionRelocate)
+	}
+	// The caller's own deadline is not a call timeout: it ends the operation.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = c.rpc(ctx, ServerName{Host: "rs", Port: 1}, ClientService, "Scan", &pb.ScanRequest{}, nil, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &te) {
+		t.Fatalf("call past the caller's deadline: err = %v, want context.DeadlineExceeded", err)
+	}
+	if a := Classify(err); a != ActionGiveUp {
+		t.Errorf("Classify(%v) = %v, want %v", err, a, ActionGiveUp)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"rangecopy/hbase/pb"
 )
@@ -241,6 +242,20 @@ func exceptionMessage(class, trace string) string {
 		line = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
 	}
 	return line
+}
+
+// CallTimeoutError reports a call that the server did not answer within
+// Config.CallTimeout. The server may or may not have run it; it is retried
+// after locating the region again.
+type CallTimeoutError struct {
+	Server  ServerName
+	Method  string
+	Timeout time.Duration
+}
+
+// Error names the call, the server and the timeout.
+func (e *CallTimeoutError) Error() string {
+	return fmt.Sprintf("call %s on %s: no answer within %s", e.Method, e.Server.Addr(), e.Timeout)
 }
 
 // ConnError reports a failed or broken connection to a server. Calls that

@@ -71,7 +71,8 @@ func Classify(err error) Action {
 		return ActionRetry
 	}
 	var ce *ConnError
-	if errors.As(err, &ce) {
+	var te *CallTimeoutError
+	if errors.As(err, &ce) || errors.As(err, &te) {
 		return ActionRelocate
 	}
 	var le *locateError
