@@ -71,18 +71,21 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	crashed := make(chan error, 1)
 	var crashedAt, pinnedAt time.Time
 	var mu sync.Mutex
+	var once sync.Once
 	trigger := &onMessage{Handler: o.Logger.Handler(), on: map[string]func(){
 		msgTakingSnapshot: func() {
-			// The snapshot is asked for right after this line; its flushes
-			// are held for 8 s. Crash the server a moment into it.
-			go func() {
-				time.Sleep(2 * time.Second)
-				err := env.Source.AbortRegionServer(context.WithoutCancel(ctx), rs)
-				mu.Lock()
-				crashedAt = time.Now()
-				mu.Unlock()
-				crashed <- err
-			}()
+			// The first snapshot is asked for right after this line; its
+			// flushes are held for 8 s. Crash the server a moment into it.
+			once.Do(func() {
+				go func() {
+					time.Sleep(2 * time.Second)
+					err := env.Source.AbortRegionServer(context.WithoutCancel(ctx), rs)
+					mu.Lock()
+					crashedAt = time.Now()
+					mu.Unlock()
+					crashed <- err
+				}()
+			})
 		},
 		msgPinned: func() {
 			mu.Lock()
