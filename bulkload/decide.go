@@ -60,6 +60,12 @@ func Decide(err error) Action {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, hbase.ErrClosed) {
 		return ActionGiveUp
 	}
+	// Not sent: the time the last claim check allowed had passed (a long
+	// retry of the call, a pause of the process). The next attempt checks
+	// the claim again (File.Fence) and is sent only if it still holds.
+	if errors.Is(err, hbase.ErrSendTooLate) {
+		return ActionRetry
+	}
 	// A split or merge first: the hbase client gives up on it itself, but for
 	// us it means "plan the file again".
 	if errors.Is(err, hbase.ErrRegionChanged) {

@@ -31,6 +31,7 @@ func TestDecide(t *testing.T) {
 		{"cancelled", fmt.Errorf("load: %w", context.Canceled), ActionGiveUp},
 		{"deadline", callFailed(context.DeadlineExceeded), ActionGiveUp},
 		{"client closed", callFailed(hbase.ErrClosed), ActionGiveUp},
+		{"not sent: the claim check's send-by time passed", callFailed(fmt.Errorf("call BulkLoadHFile: %w", hbase.ErrSendTooLate)), ActionRetry},
 		{"region split", callFailed(fmt.Errorf("region x is now y: %w", hbase.ErrRegionChanged)), ActionRelocate},
 		{"region split after retries", callFailed(fmt.Errorf("giving up after 3 attempts: %w", hbase.ErrRegionChanged)), ActionRelocate},
 		{"stale view", &errStaleRegion{msg: "hole"}, ActionRelocate},

@@ -104,6 +104,9 @@ func (c *Counters) Values() CounterValues {
 	return CounterValues{Files: c.Files.Load(), Bytes: c.Bytes.Load(), Retries: c.Retries.Load(), Resplits: c.Resplits.Load()}
 }
 
+// DefaultRetryFor is LoaderConfig.RetryFor's default.
+const DefaultRetryFor = 5 * time.Minute
+
 // LoaderConfig configures a Loader.
 type LoaderConfig struct {
 	// Client talks to the target cluster.
@@ -118,6 +121,13 @@ type LoaderConfig struct {
 	// MaxAttempts bounds the failed attempts to load one file (re-splits
 	// included); default 30. The context's deadline bounds it too.
 	MaxAttempts int
+	// RetryFor bounds how long the loads of one file may keep failing in a
+	// row; default DefaultRetryFor. Each attempt's calls retry on their own
+	// too (the hbase client's attempts), so the attempts alone would let a
+	// region that stays offline (stuck in transition, say) hold a load for
+	// a quarter of an hour; past RetryFor the load fails, naming the region,
+	// and the task with it (resumable).
+	RetryFor time.Duration
 	// Backoff is the wait between attempts; default 200ms doubling to 5s,
 	// each wait cut to a random point of its later half.
 	Backoff retry.Backoff
@@ -158,6 +168,9 @@ func NewLoader(ctx context.Context, cfg LoaderConfig) (*Loader, error) {
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 30
+	}
+	if cfg.RetryFor <= 0 {
+		cfg.RetryFor = DefaultRetryFor
 	}
 	if cfg.Backoff.Initial <= 0 {
 		cfg.Backoff = retry.Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.5}
@@ -236,6 +249,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 	queue := []item{{f, size}}
 	var parents []string // re-split files, removed when all their parts are loaded
 	failures, notLoaded := 0, 0
+	var failingSince time.Time
 	for len(queue) > 0 {
 		cur := queue[0]
 		regions, err := l.locate(cur.file.FirstRow, cur.file.LastRow)
@@ -264,6 +278,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 				l.counters.Bytes.Add(cur.size)
 				queue = queue[1:]
 				failures, notLoaded = 0, 0
+				failingSince = time.Time{}
 				continue
 			}
 		}
@@ -271,11 +286,14 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		if region != nil {
 			regionName = string(region.Name)
 		}
-		if errors.Is(err, ErrFenced) || errors.Is(err, hbase.ErrSendTooLate) {
+		if errors.Is(err, ErrFenced) {
 			return &LoadError{File: cur.file, Region: regionName, Reason: "no longer allowed to load", Err: err}
 		}
 		act := Decide(err)
 		failures++
+		if failingSince.IsZero() {
+			failingSince = time.Now()
+		}
 		if act == ActionDiagnose {
 			notLoaded++
 			if reason, cause := l.diagnose(ctx, cur.file); reason != "" {
@@ -291,6 +309,10 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 		if failures >= l.cfg.MaxAttempts {
 			return &LoadError{File: cur.file, Region: regionName, Reason: fmt.Sprintf("giving up after %d attempts", failures), Err: err}
+		}
+		if d := time.Since(failingSince); d >= l.cfg.RetryFor {
+			return &LoadError{File: cur.file, Region: regionName,
+				Reason: fmt.Sprintf("giving up after %d attempts in %s (the region may be offline or stuck in transition)", failures, d.Round(time.Second)), Err: err}
 		}
 		l.counters.Retries.Add(1)
 		l.log.Warn("bulkload: load failed, trying again", "file", cur.file.Path, "region", regionName, "action", act.String(), "attempt", failures, "err", err)

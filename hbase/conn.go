@@ -290,3 +290,15 @@ type sendByKey struct{}
 func WithSendBy(ctx context.Context, t time.Time) context.Context {
 	return context.WithValue(ctx, sendByKey{}, t)
 }
+
+// unfenced is a context without the send-by time of its parent (WithSendBy),
+// for the lookups a fenced request makes on its way (hbase:meta reads),
+// which change nothing and need no fence.
+type unfenced struct{ context.Context }
+
+func (u unfenced) Value(key any) any {
+	if _, ok := key.(sendByKey); ok {
+		return nil
+	}
+	return u.Context.Value(key)
+}

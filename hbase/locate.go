@@ -158,6 +158,9 @@ func (c *Client) metaRegion(ctx context.Context) (*Region, error) {
 // metaLookup finds the region of table containing row with a one-row reversed
 // scan of hbase:meta starting at "table,row,99999999999999".
 func (c *Client) metaLookup(ctx context.Context, table string, row []byte) (*Region, error) {
+	// A lookup only reads hbase:meta: a fence on the caller's request
+	// (WithSendBy) is not for it.
+	ctx = unfenced{ctx}
 	meta, err := c.locate(ctx, metaTable, nil)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"rangecopy/rowkey"
 	"strconv"
 	"strings"
 
@@ -43,7 +44,8 @@ func (r *Region) String() string {
 	if r == nil {
 		return "<nil region>"
 	}
-	return string(r.Name)
+	// A region name holds its start key, which may be any bytes.
+	return rowkey.Format(r.Name)
 }
 
 // Contains reports whether row is inside the region's key range.

@@ -68,6 +68,9 @@ type Options struct {
 	Retries int
 	// DialTimeout bounds reaching each cluster; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
+	// LoadRetryFor bounds how long the loads of one file may keep failing
+	// before its task's attempt fails; 0 means bulkload.DefaultRetryFor.
+	LoadRetryFor time.Duration
 	// Logger receives the job's log; nil discards.
 	Logger *slog.Logger
 	// Progress, if set, shows progress every ProgressInterval (0: 1 s).
@@ -633,7 +636,7 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec job.Record, rep p
 			counters.BytesLoaded.Add(f.Bytes)
 			counters.Cells.Add(f.Cells)
 		},
-		DialTimeout: o.DialTimeout, Logger: r.log.With("part", "worker")})
+		DialTimeout: o.DialTimeout, LoadRetryFor: o.LoadRetryFor, Logger: r.log.With("part", "worker")})
 	if err != nil {
 		return rep, err
 	}
@@ -746,11 +749,18 @@ func (r *run) watch(ctx context.Context, id string, c *progress.Counters, w *wor
 func (r *run) firstFailure(ctx context.Context, id string, tasks []string) string {
 	sorted := slices.Clone(tasks)
 	sort.Strings(sorted)
+	var unread []string
 	for _, t := range sorted {
 		res, err := r.reg.TaskResult(ctx, id, t)
 		if err == nil && res.Status == registry.StatusFailed {
 			return fmt.Sprintf("first: task %s: %s", t, res.Message)
 		}
+		if err != nil && !errors.Is(err, registry.ErrNotFound) {
+			unread = append(unread, err.Error())
+		}
+	}
+	if len(unread) > 0 {
+		return "no failed task found; results not read: " + strings.Join(unread, "; ")
 	}
 	return "no failed task found"
 }

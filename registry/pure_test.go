@@ -207,4 +207,14 @@ func TestTruncateMessage(t *testing.T) {
 	if truncateMessage("short") != "short" {
 		t.Error("short message changed")
 	}
+	// A failed task's error may hold a region name with binary bytes: the
+	// message is made valid UTF-8, so the result can be read back.
+	got = truncateMessage("load into region t,\x80\xff,1.abc.: failed")
+	if got != `load into region t,\x80\xFF,1.abc.: failed` {
+		t.Errorf("binary message written %q", got)
+	}
+	res, err := decodeResult(Result{Status: StatusFailed, Worker: "w", Message: got}.encode())
+	if err != nil || res.Message != got {
+		t.Errorf("result with the message read back as %+v, %v", res, err)
+	}
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -232,8 +233,24 @@ func decodeResult(b []byte) (Result, error) {
 	return res, nil
 }
 
-// truncateMessage cuts a message to MaxMessage bytes at a rune boundary.
+// truncateMessage makes a message valid UTF-8 (a byte that is not, from a
+// binary row key in an error, say, is written \xNN: a record with invalid
+// UTF-8 could not be read back) and cuts it to MaxMessage bytes at a rune
+// boundary.
 func truncateMessage(s string) string {
+	if !utf8.ValidString(s) {
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				fmt.Fprintf(&b, `\x%02X`, s[i])
+			} else {
+				b.WriteString(s[i : i+n])
+			}
+			i += n
+		}
+		s = b.String()
+	}
 	if len(s) <= MaxMessage {
 		return s
 	}

@@ -109,20 +109,31 @@ func (c *Cluster) StopRegionServerNoWait(ctx context.Context, server string) err
 	return c.ctl.do(ctx, "regionserver/stop", c.Name, map[string]any{"server": server, "wait": false}, nil)
 }
 
+// Unassign closes a region and leaves it offline (no server opens it) until
+// Assign, as a region stuck in transition would be.
+func (c *Cluster) Unassign(ctx context.Context, encodedRegion string) error {
+	return c.ctl.do(ctx, "region/unassign", c.Name, map[string]any{"region": encodedRegion}, nil)
+}
+
+// Assign opens a region that Unassign closed, on a server the master picks.
+func (c *Cluster) Assign(ctx context.Context, encodedRegion string) error {
+	return c.ctl.do(ctx, "region/assign", c.Name, map[string]any{"region": encodedRegion}, nil)
+}
+
 // AbortRegionServer crashes a region server: it stops at once without
 // closing or flushing its regions, and the master recovers them from its WAL
 // on the other servers. It returns once the server has stopped, before its
-// regions are open again. Regions of other tests' tables that landed on it
+// regions are open again. Regions of tables no test moved to it on purpose
 // are moved off first (see StartRegionServer).
 func (c *Cluster) AbortRegionServer(ctx context.Context, server string) error {
 	return c.ctl.do(ctx, "regionserver/stop", c.Name, map[string]any{"server": server, "wait": false, "abort": true}, nil)
 }
 
 // StartRegionServer starts a new region server and returns its server name
-// once the master sees it. The server is decommissioned at once (on the
-// master's draining list): HBase assigns it none of the regions of other
-// tests' new tables nor of a crashed server, so it holds only the regions a
-// test moves to it (Move), and stopping it can disturb no other test.
+// once the master sees it. HBase may give it regions of other tests' new
+// tables while it runs; StopRegionServer and AbortRegionServer move those
+// off first, so that stopping it stops only the regions a test moved to it
+// on purpose (Move) and disturbs no other test's table.
 func (c *Cluster) StartRegionServer(ctx context.Context) (string, error) {
 	var r struct {
 		Server string `json:"server"`

@@ -37,6 +37,9 @@ type JobConfig struct {
 	Loaded func(OutputFile)
 	// DialTimeout bounds reaching each cluster; 0 means 30 s.
 	DialTimeout time.Duration
+	// LoadRetryFor bounds how long the loads of one file may keep failing
+	// (bulkload.LoaderConfig.RetryFor); 0 means bulkload.DefaultRetryFor.
+	LoadRetryFor time.Duration
 	// Logger receives the job's log; nil discards.
 	Logger *slog.Logger
 }
@@ -138,7 +141,7 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 		return nil, fmt.Errorf("job %s: work folder: %w", c.Job, err)
 	}
 	if e.loader, err = bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: c.Target, FS: c.TargetFS, Table: target, ZstdCodec: rec.Target.ZstdCodec,
-		Logger: c.Logger.With("part", "bulkload"), Counters: c.LoaderCounters}); err != nil {
+		RetryFor: c.LoadRetryFor, Logger: c.Logger.With("part", "bulkload"), Counters: c.LoaderCounters}); err != nil {
 		return nil, fmt.Errorf("job %s: %w", c.Job, err)
 	}
 	wd := e.wd

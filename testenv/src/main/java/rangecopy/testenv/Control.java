@@ -59,6 +59,8 @@ final class Control {
     ops.put("table/mutate", o::mutate);
     ops.put("table/scan", o::scan);
     ops.put("region/move", o::move);
+    ops.put("region/unassign", o::unassign);
+    ops.put("region/assign", o::assign);
     ops.put("snapshot/create", o::createSnapshot);
     ops.put("snapshot/delete", o::deleteSnapshot);
     ops.put("snapshot/clone", o::cloneSnapshot);

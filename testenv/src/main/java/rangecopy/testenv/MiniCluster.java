@@ -44,6 +44,8 @@ final class MiniCluster {
   private final Map<String, MiniDFSCluster.DataNodeProperties> stoppedDataNodes = new HashMap<>();
   // The tables whose regions a test moved on purpose to each region server it started.
   private final Map<ServerName, Set<TableName>> placed = new HashMap<>();
+  // The region servers tests started (regionserver/start), as opposed to the cluster's own.
+  private final Set<ServerName> started = new HashSet<>();
 
   MiniCluster(String name, Path stateDir) {
     this.name = name;
@@ -139,6 +141,16 @@ final class MiniCluster {
 
   String fsDefaultFS() {
     return util.getConfiguration().get("fs.defaultFS");
+  }
+
+  /** Records a region server a test started. */
+  synchronized void started(ServerName server) {
+    started.add(server);
+  }
+
+  /** Reports whether a test started server (it will stop it). */
+  synchronized boolean startedByTest(ServerName server) {
+    return started.contains(server);
   }
 
   /** Records that a test moved a region of table to server on purpose. */

@@ -44,16 +44,10 @@ import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** The cluster operations behind the control channel. */
 final class Operations {
-  private static final Logger LOG = LoggerFactory.getLogger(Operations.class);
   private static final long WAIT_MS = TimeUnit.MINUTES.toMillis(3);
-  // One move to a decommissioned server at a time, so that none is recommissioned longer than
-  // its own move takes.
-  private final Object drainedMoves = new Object();
 
   Object status(MiniCluster c, Request req) throws IOException {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -101,12 +95,6 @@ final class Operations {
           c.hbase().stopRegionServer(i);
         }
         c.hbase().waitOnRegionServer(i);
-        // Off the draining list: a stopped server's name is never used again.
-        try {
-          c.admin().recommissionRegionServer(target, List.of());
-        } catch (IOException e) {
-          LOG.debug("recommission stopped region server {}", target, e);
-        }
         if (req.bool("wait", true)) {
           // The master reassigns the dead server's regions; tests start from a settled cluster.
           waitFor("master sees " + target + " gone", () -> !c.admin()
@@ -129,19 +117,32 @@ final class Operations {
   }
 
   /**
-   * Moves off server every region of a table that no test moved there on purpose (one that
-   * landed there while the server took part in assignments: a move's moment of recommission, or
-   * a server of the harness's own), so that stopping it stops only the stopping test's regions.
+   * Moves off server every region of a table that no test moved there on purpose (a region of
+   * another test's new table that HBase assigned to it), so that stopping it stops only the
+   * stopping test's regions: the others only move, as they would for the balancer.
    */
   private void evacuate(MiniCluster c, RegionServerThread t, Set<TableName> own) throws Exception {
     ServerName from = t.getRegionServer().getServerName();
+    // To one of the cluster's own servers, which no test stops.
+    ServerName to = null;
+    for (String s : c.liveRegionServers()) {
+      ServerName sn = ServerName.valueOf(s);
+      if (!sn.equals(from) && !c.startedByTest(sn)) {
+        to = sn;
+        break;
+      }
+    }
     for (HRegion r : t.getRegionServer().getRegions()) {
       RegionInfo ri = r.getRegionInfo();
       if (own.contains(ri.getTable())) {
         continue;
       }
       String encoded = ri.getEncodedName();
-      c.admin().move(Bytes.toBytes(encoded));
+      if (to == null) {
+        c.admin().move(Bytes.toBytes(encoded));
+      } else {
+        c.admin().move(Bytes.toBytes(encoded), to);
+      }
       waitFor("region " + encoded + " of " + ri.getTable() + " moved off " + from + " before it stops", () -> {
         ServerName now = locate(c, encoded);
         return now != null && !now.equals(from);
@@ -156,14 +157,12 @@ final class Operations {
     waitFor("master sees " + sn, () -> c.admin()
         .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
         .getLiveServerMetrics().containsKey(sn));
-    // A server a test starts is one that test will stop: it is decommissioned (on the master's
-    // draining list) at once, so that HBase assigns it none of the regions of other tests' new
-    // tables, nor any region of a crashed server. Only a region a test moves to it on purpose
-    // lands there, so stopping it can disturb no other test.
-    c.admin().decommissionRegionServers(List.of(sn), false);
-    waitFor("master lists " + sn + " as decommissioned",
-        () -> c.admin().listDecommissionedRegionServers().contains(sn));
-    return Map.of("server", sn.toString(), "decommissioned", true);
+    c.started(sn);
+    // A server a test starts is one that test will stop. HBase may assign it regions of other
+    // tests' tables meanwhile (new tables' regions go round the live servers); before it stops,
+    // every region of a table no test moved to it on purpose is moved off (evacuate), so that
+    // stopping it stops only the stopping test's own regions.
+    return Map.of("server", sn.toString());
   }
 
   Object stopDataNode(MiniCluster c, Request req) throws Exception {
@@ -434,6 +433,30 @@ final class Operations {
     return Map.of("cells", cells);
   }
 
+  /** Closes a region and leaves it closed (offline) until region/assign. */
+  Object unassign(MiniCluster c, Request req) throws Exception {
+    String encoded = req.string("region");
+    RegionState state = c.hbase().getMaster().getAssignmentManager().getRegionStates().getRegionState(encoded);
+    if (state == null) {
+      throw new BadRequest("no region " + encoded + " is known to the master");
+    }
+    c.admin().unassign(state.getRegion().getRegionName(), true);
+    waitFor("region " + encoded + " offline", () -> locate(c, encoded) == null);
+    return Map.of("region", encoded);
+  }
+
+  /** Opens a closed region again, on a server the master picks. */
+  Object assign(MiniCluster c, Request req) throws Exception {
+    String encoded = req.string("region");
+    RegionState state = c.hbase().getMaster().getAssignmentManager().getRegionStates().getRegionState(encoded);
+    if (state == null) {
+      throw new BadRequest("no region " + encoded + " is known to the master");
+    }
+    c.admin().assign(state.getRegion().getRegionName());
+    waitFor("region " + encoded + " open", () -> locate(c, encoded) != null);
+    return Map.of("region", encoded, "server", locate(c, encoded).toString());
+  }
+
   Object move(MiniCluster c, Request req) throws Exception {
     String encoded = req.string("region");
     ServerName dest;
@@ -463,31 +486,17 @@ final class Operations {
     if (state == null) {
       throw new BadRequest("no region " + encoded + " is known to the master");
     }
-    // A server a test started is decommissioned (see startRegionServer) and takes no region, not
-    // even one moved to it: it takes part in assignments only for the moment of this move.
-    boolean drained = c.admin().listDecommissionedRegionServers().contains(to);
-    synchronized (drainedMoves) {
-      if (drained) {
-        c.admin().recommissionRegionServer(to, List.of());
-      }
+    // A region server that has just joined may not take the region on the first try: ask again
+    // while the region is open elsewhere and not yet on the destination.
+    long deadline = System.currentTimeMillis() + WAIT_MS;
+    while (true) {
+      c.admin().move(Bytes.toBytes(encoded), to);
       try {
-        // A region server that has just joined may not take the region on the first try: ask
-        // again while the region is open elsewhere and not yet on the destination.
-        long deadline = System.currentTimeMillis() + WAIT_MS;
-        while (true) {
-          c.admin().move(Bytes.toBytes(encoded), to);
-          try {
-            waitFor("region " + encoded + " on " + to, 30_000, () -> to.equals(locate(c, encoded)));
-            break;
-          } catch (IOException e) {
-            if (System.currentTimeMillis() > deadline) {
-              throw e;
-            }
-          }
-        }
-      } finally {
-        if (drained) {
-          c.admin().decommissionRegionServers(List.of(to), false);
+        waitFor("region " + encoded + " on " + to, 30_000, () -> to.equals(locate(c, encoded)));
+        break;
+      } catch (IOException e) {
+        if (System.currentTimeMillis() > deadline) {
+          throw e;
         }
       }
     }

@@ -1,4 +1,4 @@
-package job
+package rowkey
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestParseKey(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in   string
 		want []byte
@@ -26,20 +26,20 @@ func TestParseKey(t *testing.T) {
 		{in: `\n`, err: `bad escape "\\n" at byte 0`},
 	}
 	for _, tt := range tests {
-		got, err := ParseKey(tt.in)
+		got, err := Parse(tt.in)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("ParseKey(%q) error = %v, want it to contain %q", tt.in, err, tt.err)
+				t.Errorf("Parse(%q) error = %v, want it to contain %q", tt.in, err, tt.err)
 			}
 			continue
 		}
 		if err != nil || !bytes.Equal(got, tt.want) {
-			t.Errorf("ParseKey(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			t.Errorf("Parse(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
 }
 
-func TestFormatKey(t *testing.T) {
+func TestFormat(t *testing.T) {
 	tests := []struct {
 		in   []byte
 		want string
@@ -52,8 +52,8 @@ func TestFormatKey(t *testing.T) {
 		{[]byte(" ~!@#$%^&*()-_=+[]{}|;:'\",.<>/?`"), " ~!@#$%^&*()-_=+[]{}|;:'\",.<>/?`"},
 	}
 	for _, tt := range tests {
-		if got := FormatKey(tt.in); got != tt.want {
-			t.Errorf("FormatKey(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Format(tt.in); got != tt.want {
+			t.Errorf("Format(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -65,12 +65,12 @@ func FuzzKeyRoundTrip(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		back, err := ParseKey(FormatKey(b))
+		back, err := Parse(Format(b))
 		if err != nil || !bytes.Equal(back, b) {
-			t.Fatalf("ParseKey(FormatKey(%q)) = %q, %v", b, back, err)
+			t.Fatalf("Parse(Format(%q)) = %q, %v", b, back, err)
 		}
-		if k, err := ParseKey(string(b)); err == nil && bytes.Contains(b, []byte(`\`)) && len(k) >= len(b) {
-			t.Fatalf("ParseKey(%q) = %q: an escape should shorten the key", b, k)
+		if k, err := Parse(string(b)); err == nil && bytes.Contains(b, []byte(`\`)) && len(k) >= len(b) {
+			t.Fatalf("Parse(%q) = %q: an escape should shorten the key", b, k)
 		}
 	})
 }
