@@ -10,9 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/colinmarc/hdfs/v2"
-
-	"rangecopy/bulkload"
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 )
 
@@ -104,42 +102,35 @@ func RunChild(ctx context.Context, kind string, in io.Reader, out io.Writer) err
 // through one 4 MiB buffer: what any HDFS-to-HDFS copier (distcp,
 // ExportSnapshot's mappers) must at least spend.
 func RawCopy(ctx context.Context, s RawCopySpec) (ChildResult, error) {
-	src, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{s.SourceNameNode}, User: s.User})
+	// fsys.OpenHDFS fetches the server defaults before the copies share
+	// the clients (the client caches them lazily and without a lock).
+	src, err := fsys.OpenHDFS([]string{s.SourceNameNode}, s.User, fsys.HDFSOptions{})
 	if err != nil {
-		return ChildResult{}, fmt.Errorf("raw copy: connect to source NameNode %s: %w", s.SourceNameNode, err)
+		return ChildResult{}, fmt.Errorf("raw copy: source: %w", err)
 	}
 	defer src.Close()
-	// The client fetches the server defaults lazily and without a lock on
-	// its first block read; fetch them now, before the copies race to.
-	if _, err := src.ServerDefaults(); err != nil {
-		return ChildResult{}, fmt.Errorf("raw copy: source server defaults: %w", err)
-	}
-	dst, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{s.TargetNameNode}, User: s.User})
+	dst, err := fsys.OpenHDFS([]string{s.TargetNameNode}, s.User, fsys.HDFSOptions{})
 	if err != nil {
-		return ChildResult{}, fmt.Errorf("raw copy: connect to target NameNode %s: %w", s.TargetNameNode, err)
+		return ChildResult{}, fmt.Errorf("raw copy: target: %w", err)
 	}
 	defer dst.Close()
-	if err := dst.MkdirAll(s.TargetDir, 0o755); err != nil {
+	if err := dst.MkdirAll(ctx, s.TargetDir, 0o755); err != nil {
 		return ChildResult{}, fmt.Errorf("raw copy: create %s: %w", s.TargetDir, err)
-	}
-	defaults, err := dst.ServerDefaults()
-	if err != nil {
-		return ChildResult{}, fmt.Errorf("raw copy: target server defaults: %w", err)
 	}
 	var copied atomic.Int64
 	err = parallel(ctx, len(s.Files), max(s.Parallel, 1), func(ctx context.Context, i int) error {
 		f := s.Files[i]
-		r, err := src.Open(f.Path)
+		r, err := src.Open(ctx, f.Path)
 		if err != nil {
 			return fmt.Errorf("raw copy: open %s: %w", f.Path, err)
 		}
 		defer r.Close()
 		name := path.Join(s.TargetDir, fmt.Sprintf("%06d", i))
-		w, err := dst.CreateFile(name, defaults.Replication, defaults.BlockSize, 0o644)
+		w, err := dst.Create(ctx, name, fsys.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("raw copy: create %s: %w", name, err)
 		}
-		n, err := io.CopyBuffer(w, r, make([]byte, 4<<20))
+		n, err := io.CopyBuffer(w, io.NewSectionReader(r, 0, r.Size()), make([]byte, 4<<20))
 		if err != nil {
 			w.Close()
 			return fmt.Errorf("raw copy: %s to %s: %w", f.Path, name, err)
@@ -148,7 +139,7 @@ func RawCopy(ctx context.Context, s RawCopySpec) (ChildResult, error) {
 			w.Close()
 			return fmt.Errorf("raw copy: %s: copied %d bytes, the snapshot says %d", f.Path, n, f.Size)
 		}
-		if err := bulkload.CloseFile(ctx, w, name); err != nil {
+		if err := w.Close(); err != nil {
 			return fmt.Errorf("raw copy: %w", err)
 		}
 		copied.Add(n)

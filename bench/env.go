@@ -14,6 +14,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/snapshot"
 	"rangecopy/testenv"
@@ -31,8 +32,8 @@ type Env struct {
 	Source, Target *testenv.Cluster
 	// SourceClient and TargetClient are our hbase clients of each cluster.
 	SourceClient, TargetClient *hbase.Client
-	// SourceFS is an HDFS client of the source as the harness's user.
-	SourceFS *hdfs.Client
+	// SourceFS is the source's HDFS as the harness's user.
+	SourceFS *fsys.HDFS
 	// HarnessPID is the harness JVM's process id, for RSS samples.
 	HarnessPID int
 	// HBaseVersion and HadoopVersion are what the harness runs.
@@ -67,7 +68,7 @@ func Connect(ctx context.Context, te *testenv.Env) (*Env, error) {
 		e.SourceClient.Close()
 		return nil, err
 	}
-	e.SourceFS, err = hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{te.Source.NameNode}, User: te.Source.User})
+	e.SourceFS, err = fsys.OpenHDFS([]string{te.Source.NameNode}, te.Source.User, fsys.HDFSOptions{})
 	if err != nil {
 		e.Close()
 		return nil, fmt.Errorf("connect to source NameNode %s: %w", te.Source.NameNode, err)
@@ -162,7 +163,7 @@ func (e *Env) LoadTable(ctx context.Context, table string, rows int64, reuse boo
 	}
 	t := &Table{Dataset: d, Snapshot: e.Prefix + "_raw"}
 	e.SourceClient.DeleteSnapshot(ctx, t.Snapshot)
-	p, err := snapshot.Pin(ctx, e.SourceClient, snapshot.HDFS(e.SourceFS), e.Source.RootDirPath(), table, t.Snapshot, snapshot.Options{})
+	p, err := snapshot.Pin(ctx, e.SourceClient, e.SourceFS, e.Source.RootDirPath(), table, t.Snapshot, snapshot.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("load table %s: %w", table, err)
 	}

@@ -61,7 +61,7 @@ func BenchmarkLoad(b *testing.B) {
 func benchSetup(b *testing.B, cl *testenv.Cluster) *setup {
 	s := &setup{cl: cl, table: newTable(b, cl, "bench", []testenv.Family{{Name: "f"}}, nil), c: dial(b, cl, cl.User), fs: hdfsClient(b, cl, cl.User)}
 	root := "/" + testenv.UniqueName(b, "bench")
-	wd, err := bulkload.OpenWorkDir(testCtx(b), s.fs, "job", bulkload.WorkDirOptions{Root: root})
+	wd, err := bulkload.OpenWorkDir(testCtx(b), wrapFS(b, s.fs), "job", bulkload.WorkDirOptions{Root: root})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -254,33 +254,3 @@ func TestFSPath(t *testing.T) {
 		}
 	}
 }
-
-func TestWindowReader(t *testing.T) {
-	data := make([]byte, 3*readAheadSize+12345)
-	for i := range data {
-		data[i] = byte(i * 7 / 5)
-	}
-	w := &windowReader{r: bytes.NewReader(data), name: "mem", size: int64(len(data))}
-	check := func(off int64, n int) {
-		t.Helper()
-		p := make([]byte, n)
-		got, err := w.ReadAt(p, off)
-		want := max(0, min(n, len(data)-int(off)))
-		if got != want || !bytes.Equal(p[:got], data[off:off+int64(got)]) {
-			t.Fatalf("ReadAt(%d bytes at %d) = %d, %v; want %d bytes", n, off, got, err, want)
-		}
-		if got < n && err != io.EOF {
-			t.Fatalf("short read at %d without EOF: %v", off, err)
-		}
-	}
-	check(0, 33)
-	check(33, 65536)
-	check(readAheadSize-10, 100)            // across two windows
-	check(5, 10)                            // backwards
-	check(int64(len(data))-20, 100)         // past the end
-	check(int64(len(data)), 1)              // at the end
-	check(readAheadSize, readAheadSize/2+1) // large read bypasses the window
-	if _, err := w.ReadAt(make([]byte, 1), -1); err == nil {
-		t.Error("negative offset accepted")
-	}
-}

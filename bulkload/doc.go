@@ -13,14 +13,20 @@
 // unknown table or family. Loading the same file twice only adds identical
 // cells, so a load repeated after a crash is harmless.
 //
-// A worker uses it like this:
+// HFileWriter is the one way rangecopy writes an HFile of decoded cells (a
+// task's output file, a re-split part): under a temporary name that bulk
+// loads skip, renamed to a fresh store file name once complete.
 //
-//	wd, err := bulkload.OpenWorkDir(ctx, fs, jobID, bulkload.WorkDirOptions{})
+// Every file operation goes through an fsys.FS: an fsys.HDFS in production,
+// an fsys.Local in unit tests. A worker uses it like this:
+//
+//	wd, err := bulkload.OpenWorkDir(ctx, fs, jobID, bulkload.WorkDirOptions{User: user})
 //	l, err := bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: target, FS: fs, Table: table})
 //	defer l.Close(ctx)
-//	name, fw, err := wd.Create(ctx, taskID, family) // write an HFile into fw
-//	err = bulkload.CloseFile(ctx, fw, name)
-//	err = l.Load(ctx, bulkload.File{Family: family, Path: name})
+//	dir, err := wd.FamilyDir(ctx, taskID, family)
+//	w, err := bulkload.CreateHFile(ctx, fs, dir, opts, fsys.CreateOptions{}) // w.Append each cell
+//	err = w.Close(ctx)
+//	err = l.Load(ctx, bulkload.File{Family: family, Path: w.Path()})
 //	err = wd.RemoveTask(ctx, taskID) // when the task is done; wd.Remove at the end of the job
 //
 // EnsureTable checks (or creates) the target table before a copy touches it,

@@ -102,7 +102,12 @@ func TestDefaultRootAndNames(t *testing.T) {
 	if err := checkName("task id", "t-0001"); err != nil {
 		t.Error(err)
 	}
-	if n := newFileName(); len(n) != 32 || n == newFileName() {
-		t.Errorf("newFileName = %q", n)
+	n, err := NewFileName()
+	m, _ := NewFileName()
+	if err != nil || len(n) != 32 || n == m {
+		t.Errorf("NewFileName = %q, %v", n, err)
+	}
+	if got := TempName("/w/t/f/" + n); got != "/w/t/f/_"+n+".tmp" {
+		t.Errorf("TempName = %q", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/colinmarc/hdfs/v2"
 
 	"rangecopy/bulkload"
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/testenv"
@@ -47,6 +48,16 @@ func dial(t testing.TB, cl *testenv.Cluster, user string) *hbase.Client {
 	return c
 }
 
+// wrapFS is the fsys.FS of an HDFS client.
+func wrapFS(t testing.TB, c *hdfs.Client) *fsys.HDFS {
+	t.Helper()
+	fs, err := fsys.NewHDFS(c, fsys.HDFSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
 // hdfsClient connects to a cluster's HDFS as user.
 func hdfsClient(t testing.TB, cl *testenv.Cluster, user string) *hdfs.Client {
 	t.Helper()
@@ -76,7 +87,7 @@ func newSetup(t *testing.T, prefix string, fams []testenv.Family, splits [][]byt
 	cl := env.Target
 	s := &setup{cl: cl, table: newTable(t, cl, prefix, fams, splits), c: dial(t, cl, cl.User), fs: hdfsClient(t, cl, cl.User)}
 	root := "/" + testenv.UniqueName(t, "bulkload") + "/.rangecopy"
-	wd, err := bulkload.OpenWorkDir(testCtx(t), s.fs, "job1", bulkload.WorkDirOptions{Root: root})
+	wd, err := bulkload.OpenWorkDir(testCtx(t), wrapFS(t, s.fs), "job1", bulkload.WorkDirOptions{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +98,7 @@ func newSetup(t *testing.T, prefix string, fams []testenv.Family, splits [][]byt
 
 func (s *setup) loader(t testing.TB, mod func(*bulkload.LoaderConfig)) *bulkload.Loader {
 	t.Helper()
-	cfg := bulkload.LoaderConfig{Client: s.c, FS: s.fs, Table: s.table, Logger: testLogger()}
+	cfg := bulkload.LoaderConfig{Client: s.c, FS: wrapFS(t, s.fs), Table: s.table, Logger: testLogger()}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -151,7 +162,7 @@ func writeFile(t testing.TB, s *setup, task, fam string, cells []*hfile.Cell, op
 	if err := bw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if err := bulkload.CloseFile(ctx, fw, name); err != nil {
+	if err := fw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return bulkload.File{Family: fam, Path: name, FirstRow: cells[0].Row, LastRow: cells[len(cells)-1].Row}

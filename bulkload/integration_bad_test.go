@@ -24,7 +24,7 @@ func putFile(t *testing.T, s *setup, task, fam string, data []byte) string {
 	if _, err := fw.Write(data); err != nil {
 		t.Fatal(err)
 	}
-	if err := bulkload.CloseFile(ctx, fw, name); err != nil {
+	if err := fw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return name
@@ -141,7 +141,7 @@ func TestIntegrationBadInput(t *testing.T) {
 	}
 
 	// An unknown table fails at once, typed.
-	_, err = bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: s.c, FS: s.fs, Table: testenv.UniqueName(t, "nosuch")})
+	_, err = bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: s.c, FS: wrapFS(t, s.fs), Table: testenv.UniqueName(t, "nosuch")})
 	if !errors.Is(err, hbase.ErrTableNotFound) {
 		t.Errorf("NewLoader of a missing table: err = %v, want ErrTableNotFound", err)
 	}

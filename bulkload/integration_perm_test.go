@@ -39,7 +39,7 @@ func TestIntegrationNonSuperuser(t *testing.T) {
 	}
 
 	s := &setup{cl: cl, table: newTable(t, cl, "perm", fams, [][]byte{[]byte("r0100")}), c: dial(t, cl, user), fs: hdfsClient(t, cl, user)}
-	wd, err := bulkload.OpenWorkDir(ctx, s.fs, "job-perm", bulkload.WorkDirOptions{Root: path.Join(home, ".rangecopy")})
+	wd, err := bulkload.OpenWorkDir(ctx, wrapFS(t, s.fs), "job-perm", bulkload.WorkDirOptions{Root: path.Join(home, ".rangecopy")})
 	if err != nil {
 		t.Fatal(err)
 	}

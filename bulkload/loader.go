@@ -1,12 +1,10 @@
 package bulkload
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -15,8 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/colinmarc/hdfs/v2"
-
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/retry"
@@ -113,7 +110,7 @@ type LoaderConfig struct {
 	Client *hbase.Client
 	// FS is the target cluster's HDFS, to read files that must be re-split
 	// and to write their parts (next to the file).
-	FS *hdfs.Client
+	FS fsys.FS
 	// Table is the target table.
 	Table string
 	// Logger receives progress and warnings; default discards.
@@ -300,7 +297,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 				return &LoadError{File: cur.file, Region: regionName, Reason: reason, Err: cause}
 			}
 			if notLoaded >= maxNotLoaded {
-				return &LoadError{File: cur.file, Region: regionName, Reason: l.refusedReason(cur.file, notLoaded), Err: err}
+				return &LoadError{File: cur.file, Region: regionName, Reason: l.refusedReason(ctx, cur.file, notLoaded), Err: err}
 			}
 			l.dropToken(ctx) // a staging folder that vanished would refuse every load
 		}
@@ -326,7 +323,7 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 	}
 	for _, p := range parents {
-		if err := l.cfg.FS.Remove(fsPath(p)); err != nil {
+		if err := l.cfg.FS.Remove(ctx, fsPath(p)); err != nil {
 			l.log.Warn("bulkload: cannot remove a re-split file after loading its parts", "file", p, "err", err)
 		}
 	}
@@ -340,11 +337,11 @@ const maxNotLoaded = 3
 
 // refusedReason describes a file the region server keeps refusing, with the
 // facts that most often explain it.
-func (l *Loader) refusedReason(f File, times int) string {
+func (l *Loader) refusedReason(ctx context.Context, f File, times int) string {
 	reason := fmt.Sprintf("region server refused the file %d times (loaded=false), with the table, family, file and region all fine as far as the client can tell", times)
-	if fi, err := l.cfg.FS.Stat(fsPath(f.Path)); err == nil {
-		if hf, ok := fi.(*hdfs.FileInfo); ok {
-			reason += fmt.Sprintf("; the file is owned by %s:%s with mode %v and the bulk load's user must be able to read and write it", hf.Owner(), hf.OwnerGroup(), fi.Mode().Perm())
+	if fi, err := l.cfg.FS.Stat(ctx, fsPath(f.Path)); err == nil {
+		if owner, group, ok := fsys.Owner(fi); ok {
+			reason += fmt.Sprintf("; the file is owned by %s:%s with mode %v and the bulk load's user must be able to read and write it", owner, group, fi.Mode().Perm())
 		}
 	}
 	return reason + "; the region server's log has the cause"
@@ -480,13 +477,15 @@ func (l *Loader) inspect(ctx context.Context, f *File) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, &LoadError{File: *f, Reason: "cancelled", Err: err}
 	}
-	fr, err := l.cfg.FS.Open(fsPath(f.Path))
+	fr, err := l.cfg.FS.Open(ctx, fsPath(f.Path))
 	if err != nil {
 		return 0, bad("cannot open", err)
 	}
 	defer fr.Close()
-	size := fr.Stat().Size()
-	r, err := hfile.Open(newWindowReader(fr, size), size, f.Path)
+	size := fr.Size()
+	ra := fsys.NewReadAhead(ctx, fr, size, fsys.ReadAheadOptions{Name: f.Path})
+	defer ra.Stop()
+	r, err := hfile.Open(ra, size, f.Path)
 	if err != nil {
 		return 0, bad("not a readable HFile", err)
 	}
@@ -556,12 +555,14 @@ type part struct {
 // region, next to f, with the same writer settings. Regions without cells get
 // no file.
 func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (parts []part, err error) {
-	fr, err := l.cfg.FS.Open(fsPath(f.Path))
+	fr, err := l.cfg.FS.Open(ctx, fsPath(f.Path))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", f.Path, err)
 	}
 	defer fr.Close()
-	r, err := hfile.Open(newWindowReader(fr, fr.Stat().Size()), fr.Stat().Size(), f.Path)
+	ra := fsys.NewReadAhead(ctx, fr, fr.Size(), fsys.ReadAheadOptions{Name: f.Path})
+	defer ra.Stop()
+	r, err := hfile.Open(ra, fr.Size(), f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -572,7 +573,7 @@ func (l *Loader) resplit(ctx context.Context, f File, regions []*hbase.Region) (
 	defer func() {
 		if err != nil {
 			for _, p := range parts {
-				l.cfg.FS.Remove(p.file.Path)
+				_ = l.cfg.FS.Remove(context.WithoutCancel(ctx), p.file.Path)
 			}
 			parts = nil
 		}
@@ -616,21 +617,14 @@ func (l *Loader) writePart(ctx context.Context, r *hfile.Reader, f File, reg *hb
 	if len(reg.EndKey) > 0 {
 		so.StopRow = reg.EndKey
 	}
-	name, fw, err := createFile(ctx, l.cfg.FS, path.Dir(fsPath(f.Path)))
+	w, err := CreateHFile(ctx, l.cfg.FS, path.Dir(fsPath(f.Path)), opts, fsys.CreateOptions{Perm: DefaultFilePerm})
 	if err != nil {
 		return nil, err
 	}
-	cw := &countingWriter{w: fw}
-	bw := bufio.NewWriterSize(cw, 1<<20)
-	w := hfile.NewWriter(bw, opts)
+	defer w.Abort(ctx)
 	sc := r.Scanner(so)
 	var first, last []byte
 	n := 0
-	fail := func(err error) (*part, error) {
-		fw.Close()
-		l.cfg.FS.Remove(name)
-		return nil, fmt.Errorf("write %s: %w", name, err)
-	}
 	for sc.Next() {
 		c := sc.Cell()
 		if first == nil {
@@ -638,36 +632,25 @@ func (l *Loader) writePart(ctx context.Context, r *hfile.Reader, f File, reg *hb
 		}
 		last = append(last[:0], c.Row...)
 		if err := w.Append(c); err != nil {
-			return fail(err)
+			return nil, err
 		}
 		n++
 		if n%65536 == 0 {
 			if err := ctx.Err(); err != nil {
-				return fail(err)
+				return nil, fmt.Errorf("write %s: %w", w.Path(), err)
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fail(fmt.Errorf("read %s: %w", f.Path, err))
+		return nil, fmt.Errorf("write %s: read %s: %w", w.Path(), f.Path, err)
 	}
 	if n == 0 {
-		fw.Close()
-		if err := l.cfg.FS.Remove(name); err != nil {
-			return nil, fmt.Errorf("remove empty part %s: %w", name, err)
-		}
 		return nil, nil
 	}
-	if err := w.Close(); err != nil {
-		return fail(err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := CloseFile(ctx, fw, name); err != nil {
-		l.cfg.FS.Remove(name)
+	if err := w.Close(ctx); err != nil {
 		return nil, err
 	}
-	return &part{file: File{Family: f.Family, Path: name, FirstRow: first, LastRow: bytes.Clone(last)}, size: cw.n}, nil
+	return &part{file: File{Family: f.Family, Path: w.Path(), FirstRow: first, LastRow: bytes.Clone(last)}, size: w.Written()}, nil
 }
 
 // WriterOptionsOf returns writer settings that reproduce the file behind r:
@@ -686,79 +669,6 @@ func WriterOptionsOf(r *hfile.Reader) hfile.WriterOptions {
 		o.Bloom = info.BloomType
 	}
 	return o
-}
-
-// readAheadSize is the window a windowReader fetches from HDFS at once.
-const readAheadSize = 8 << 20
-
-// windowReader serves an hfile.Reader's many small reads of an HDFS file
-// (block headers, then blocks, in file order) from a read-ahead window, so a
-// sequential scan costs one large HDFS read per window instead of a seek and
-// a DataNode round trip per block. An HDFS FileReader's ReadAt moves a shared
-// offset, so access is serialised.
-type windowReader struct {
-	mu   sync.Mutex
-	r    io.ReaderAt
-	name string
-	size int64
-	off  int64 // file offset of buf[0]
-	buf  []byte
-}
-
-func newWindowReader(r *hdfs.FileReader, size int64) *windowReader {
-	return &windowReader{r: r, name: r.Name(), size: size}
-}
-
-func (w *windowReader) ReadAt(p []byte, off int64) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if off < 0 {
-		return 0, fmt.Errorf("read %s at negative offset %d", w.name, off)
-	}
-	if len(p) > readAheadSize/2 { // large reads bypass the window
-		return w.r.ReadAt(p, off)
-	}
-	n := 0
-	for n < len(p) {
-		pos := off + int64(n)
-		if pos >= w.size {
-			return n, io.EOF
-		}
-		if pos < w.off || pos >= w.off+int64(len(w.buf)) {
-			if err := w.fill(pos); err != nil {
-				return n, err
-			}
-		}
-		n += copy(p[n:], w.buf[pos-w.off:])
-	}
-	return n, nil
-}
-
-// fill loads the window starting at pos.
-func (w *windowReader) fill(pos int64) error {
-	size := min(int64(readAheadSize), w.size-pos)
-	if cap(w.buf) < int(size) {
-		w.buf = make([]byte, readAheadSize)
-	}
-	w.buf = w.buf[:size]
-	got, err := w.r.ReadAt(w.buf, pos)
-	w.buf = w.buf[:got]
-	w.off = pos
-	if got == 0 && err != nil {
-		return err
-	}
-	return nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // fsPath strips the scheme and authority of a fully qualified HDFS path:

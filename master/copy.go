@@ -13,10 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/colinmarc/hdfs/v2"
-
 	"rangecopy/bulkload"
 	"rangecopy/cluster"
+	"rangecopy/cluster/dial"
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/job"
 	"rangecopy/progress"
@@ -139,8 +139,8 @@ type run struct {
 	o          *Options
 	log        *slog.Logger
 	src, tgt   *hbase.Client
-	srcFS      *hdfs.Client
-	tgtFS      *hdfs.Client
+	srcFS      *fsys.HDFS
+	tgtFS      *fsys.HDFS
 	reg        *registry.Registry
 	srcDesc    *hbase.TableDescriptor // restricted to the copied families
 	families   []string
@@ -162,7 +162,7 @@ func (r *run) close() {
 			c.Close()
 		}
 	}
-	for _, c := range []*hdfs.Client{r.srcFS, r.tgtFS} {
+	for _, c := range []*fsys.HDFS{r.srcFS, r.tgtFS} {
 		if c != nil {
 			c.Close()
 		}
@@ -231,10 +231,10 @@ func newRun(ctx context.Context, o *Options) (*run, error) {
 func (r *run) connect(ctx context.Context) error {
 	o := r.o
 	var err error
-	if r.src, err = o.Source.DialHBase(ctx, o.User, o.DialTimeout, o.Logger.With("cluster", o.Source.Name)); err != nil {
+	if r.src, err = dial.HBase(ctx, o.Source, o.User, o.DialTimeout, o.Logger.With("cluster", o.Source.Name)); err != nil {
 		return err
 	}
-	if r.tgt, err = o.Target.DialHBase(ctx, o.User, o.DialTimeout, o.Logger.With("cluster", o.Target.Name)); err != nil {
+	if r.tgt, err = dial.HBase(ctx, o.Target, o.User, o.DialTimeout, o.Logger.With("cluster", o.Target.Name)); err != nil {
 		return err
 	}
 	if err := r.checkSource(ctx); err != nil {
@@ -243,10 +243,10 @@ func (r *run) connect(ctx context.Context) error {
 	if err := r.checkTarget(ctx); err != nil {
 		return err
 	}
-	if r.srcFS, err = o.Source.OpenHDFS(o.User); err != nil {
+	if r.srcFS, err = dial.HDFS(ctx, o.Source, o.User); err != nil {
 		return err
 	}
-	if r.tgtFS, err = o.Target.OpenHDFS(o.User); err != nil {
+	if r.tgtFS, err = dial.HDFS(ctx, o.Target, o.User); err != nil {
 		return err
 	}
 	return nil
@@ -438,9 +438,8 @@ const (
 // pin returns the job's pinned inputs: the snapshot if it exists (a resumed
 // planning), else a new one.
 func (r *run) pin(ctx context.Context, name string) (*snapshot.Pinned, error) {
-	fsys := snapshot.HDFS(r.srcFS)
 	opts := snapshot.Options{Logger: r.log.With("part", "snapshot")}
-	p, err := snapshot.Read(ctx, fsys, r.o.Source.RootDir, name, opts)
+	p, err := snapshot.Read(ctx, r.srcFS, r.o.Source.RootDir, name, opts)
 	if err == nil {
 		r.log.Info("reusing the job's snapshot", "snapshot", name)
 		return p, nil
@@ -453,7 +452,7 @@ func (r *run) pin(ctx context.Context, name string) (*snapshot.Pinned, error) {
 		_ = snapshot.Release(ctx, r.src, name)
 	}
 	r.log.Info(msgTakingSnapshot, "snapshot", name, "table", r.o.Spec.Table)
-	p, err = snapshot.Pin(ctx, r.src, fsys, r.o.Source.RootDir, r.o.Spec.Table, name, opts)
+	p, err = snapshot.Pin(ctx, r.src, r.srcFS, r.o.Source.RootDir, r.o.Spec.Table, name, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pin source table %s with snapshot %s: %w", r.o.Spec.Table, name, err)
 	}
@@ -618,7 +617,7 @@ func (r *run) execute(ctx context.Context, j registry.Job, rec job.Record, rep p
 		}
 	}
 
-	var limiter worker.Limiter
+	var limiter fsys.Limiter
 	if o.Bandwidth > 0 {
 		tb, err := worker.NewRateLimit(o.Bandwidth)
 		if err != nil {

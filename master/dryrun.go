@@ -16,7 +16,7 @@ import (
 func (r *run) dryRun(ctx context.Context, id string) error {
 	o := r.o
 	name := fmt.Sprintf("%s-dryrun-%d", SnapshotName(id), time.Now().UnixMilli())
-	p, err := snapshot.Pin(ctx, r.src, snapshot.HDFS(r.srcFS), o.Source.RootDir, o.Spec.Table, name,
+	p, err := snapshot.Pin(ctx, r.src, r.srcFS, o.Source.RootDir, o.Spec.Table, name,
 		snapshot.Options{Logger: r.log.With("part", "snapshot")})
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)

@@ -45,7 +45,7 @@ func (r *run) cleanup(ctx context.Context, id string, rec job.Record) {
 	if !rec.Options.KeepSnapshot {
 		r.releaseSnapshots(ctx, id, rec.Snapshot)
 	}
-	wd, err := bulkload.OpenWorkDir(ctx, r.tgtFS, id, bulkload.WorkDirOptions{Root: rec.Options.WorkRoot})
+	wd, err := bulkload.OpenWorkDir(ctx, r.tgtFS, id, bulkload.WorkDirOptions{Root: rec.Options.WorkRoot, User: rec.Options.User})
 	if err == nil {
 		err = wd.Remove(ctx)
 	}

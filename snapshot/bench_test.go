@@ -7,6 +7,7 @@ import (
 	"path"
 	"testing"
 
+	"rangecopy/fsys"
 	"rangecopy/snapshot/pb"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkReadLocal(b *testing.B) {
 	manyFiles(b, dir, 20, 10)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p, err := Read(context.Background(), Dir(dir), testRoot, "big", Options{})
+		p, err := Read(context.Background(), fsys.Local{Root: dir}, testRoot, "big", Options{})
 		if err != nil || len(p.Files) != 200 {
 			b.Fatalf("%v, %d files", err, len(p.Files))
 		}
@@ -51,10 +52,10 @@ func TestReadCancelled(t *testing.T) {
 	manyFiles(t, dir, 4, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Read(ctx, Dir(dir), testRoot, "big", Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := Read(ctx, fsys.Local{Root: dir}, testRoot, "big", Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
-	p, err := Read(context.Background(), Dir(dir), testRoot, "big", Options{Parallelism: 1})
+	p, err := Read(context.Background(), fsys.Local{Root: dir}, testRoot, "big", Options{Parallelism: 1})
 	if err != nil || len(p.Files) != 12 || len(p.Regions) != 4 {
 		t.Fatalf("%v; %d files, %d regions", err, len(p.Files), len(p.Regions))
 	}

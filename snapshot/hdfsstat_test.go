@@ -11,6 +11,8 @@ import (
 	"github.com/colinmarc/hdfs/v2"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	"rangecopy/fsys"
 )
 
 // statFS answers Stat with fixed HDFS file statuses.
@@ -25,14 +27,14 @@ func (i statInfo) ModTime() time.Time { return time.Time{} }
 func (i statInfo) IsDir() bool        { return false }
 func (i statInfo) Sys() any           { return i.st }
 
-func (s statFS) Stat(name string) (fs.FileInfo, error) {
+func (s statFS) Stat(_ context.Context, name string) (fs.FileInfo, error) {
 	if st, ok := s[name]; ok {
 		return statInfo{st}, nil
 	}
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }
 
-func (s statFS) Open(name string) (File, error) { return nil, errors.ErrUnsupported }
+func (s statFS) Open(context.Context, string) (fsys.File, error) { return nil, errors.ErrUnsupported }
 
 // status decodes a NameNode file status from its protobuf fields (length = 3,
 // fileEncryptionInfo = 15, ecPolicy = 17), as the HDFS client would get it.

@@ -14,7 +14,7 @@ import (
 	"rangecopy/snapshot/pb"
 )
 
-// testRoot is the hbase.rootdir path used by unit tests inside a Dir FS.
+// testRoot is the hbase.rootdir path used by unit tests inside an fsys.Local.
 const testRoot = "/hbase"
 
 // put writes b to the absolute path p under the local folder dir.

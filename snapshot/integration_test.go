@@ -17,6 +17,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
@@ -30,7 +31,7 @@ type cluster struct {
 	c      *testenv.Cluster
 	client *hbase.Client
 	hdfs   *hdfs.Client
-	fs     snapshot.FS
+	fs     *fsys.HDFS
 	root   string
 }
 
@@ -58,7 +59,11 @@ func source(t *testing.T) *cluster {
 	}
 	t.Cleanup(func() { client.Close() })
 	h := c.HDFS(t, "")
-	return &cluster{env: env, c: c, client: client, hdfs: h, fs: snapshot.HDFS(h), root: c.RootDirPath()}
+	fs, err := fsys.NewHDFS(h, fsys.HDFSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cluster{env: env, c: c, client: client, hdfs: h, fs: fs, root: c.RootDirPath()}
 }
 
 // table creates a table with the harness and deletes it at the end.
@@ -174,7 +179,7 @@ func (s *cluster) readCells(t *testing.T, p *snapshot.Pinned, f job.StoreFile) [
 	if !ok {
 		t.Fatalf("no input for %+v", f)
 	}
-	file, err := s.fs.Open(in.Path)
+	file, err := s.fs.Open(context.Background(), in.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
@@ -395,15 +396,15 @@ func familyFromPB(cf *pb.ColumnFamilySchema) (hbase.FamilyDescriptor, error) {
 // ReadManifest reads the snapshot's .snapshotinfo and data.manifest from
 // <rootDir>/.hbase-snapshot/<name>/ and decodes them. A snapshot still being
 // taken is refused with ErrInProgress, a missing one with ErrNotFound.
-func ReadManifest(ctx context.Context, fsys FS, rootDir, name string, lim Limits) (*Manifest, error) {
+func ReadManifest(ctx context.Context, src fsys.Reader, rootDir, name string, lim Limits) (*Manifest, error) {
 	lim = lim.withDefaults()
 	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." || strings.HasPrefix(name, ".") {
 		return nil, fmt.Errorf("snapshot name %q: not a valid snapshot name", name)
 	}
 	dir := path.Join(rootDir, snapshotDir, name)
-	info, err := readSmall(ctx, fsys, path.Join(dir, infoFile), lim.MaxInfoBytes)
+	info, err := readSmall(ctx, src, path.Join(dir, infoFile), lim.MaxInfoBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		if _, terr := fsys.Stat(path.Join(rootDir, snapshotDir, snapshotTmpDir, name)); terr == nil {
+		if _, terr := src.Stat(ctx, path.Join(rootDir, snapshotDir, snapshotTmpDir, name)); terr == nil {
 			return nil, fmt.Errorf("snapshot %s: only %s exists: %w", name, path.Join(rootDir, snapshotDir, snapshotTmpDir, name), ErrInProgress)
 		}
 		return nil, fmt.Errorf("snapshot %s: %s: %w", name, path.Join(dir, infoFile), ErrNotFound)
@@ -421,7 +422,7 @@ func ReadManifest(ctx context.Context, fsys FS, rootDir, name string, lim Limits
 		}
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	man, err := readSmall(ctx, fsys, path.Join(dir, dataManifest), lim.MaxManifestBytes)
+	man, err := readSmall(ctx, src, path.Join(dir, dataManifest), lim.MaxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("snapshot %s: no %s (the snapshot was not completed, or its region manifests were never consolidated): %w",
 			name, path.Join(dir, dataManifest), ErrInProgress)
@@ -440,11 +441,11 @@ func ReadManifest(ctx context.Context, fsys FS, rootDir, name string, lim Limits
 }
 
 // readSmall reads a whole file of at most limit bytes.
-func readSmall(ctx context.Context, fsys FS, name string, limit int64) ([]byte, error) {
+func readSmall(ctx context.Context, src fsys.Reader, name string, limit int64) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	st, err := fsys.Stat(name)
+	st, err := src.Stat(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -454,7 +455,7 @@ func readSmall(ctx context.Context, fsys FS, name string, limit int64) ([]byte, 
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes, limit %d: %w", name, st.Size(), limit, ErrTooLarge)
 	}
-	f, err := fsys.Open(name)
+	f, err := src.Open(ctx, name)
 	if err != nil {
 		return nil, err
 	}

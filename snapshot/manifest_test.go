@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/snapshot/pb"
 )
@@ -22,7 +23,7 @@ func TestReadManifestDecodes(t *testing.T) {
 	m.families = append(m.families, family("g", "BLOOMFILTER", "ROWCOL", "BLOCKSIZE", "8192", "DATA_BLOCK_ENCODING", "FAST_DIFF", "TTL", "3600"))
 	m.regions[0].files = map[string][]mFile{"f": {{name: "0123abcd", size: 42}}}
 	m.write(t, dir, "s1")
-	got, err := ReadManifest(context.Background(), Dir(dir), testRoot, "s1", Limits{})
+	got, err := ReadManifest(context.Background(), fsys.Local{Root: dir}, testRoot, "s1", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestReadManifestRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.setup(t, dir)
-			_, err := ReadManifest(ctx, Dir(dir), testRoot, "s", tc.lim)
+			_, err := ReadManifest(ctx, fsys.Local{Root: dir}, testRoot, "s", tc.lim)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
@@ -69,15 +70,15 @@ func (p *Pinned) Input(f job.StoreFile) (Input, bool) {
 }
 
 // Pin takes a flush snapshot of table with client, waits until it is done,
-// and reads it (see Read). rootDir is the source's hbase.rootdir path in fsys.
+// and reads it (see Read). rootDir is the source's hbase.rootdir path in src.
 //
 // Pin is idempotent: when a complete snapshot of that name already exists, it
 // is read as it is (it must be of the same table), so a master that restarts
 // mid-job pins the same point in time again rather than a new one. On a
 // failure after the snapshot was taken, the snapshot is left for the caller
 // to Release.
-func Pin(ctx context.Context, client *hbase.Client, fsys FS, rootDir, table, snapshotName string, opts Options) (*Pinned, error) {
-	_, err := ReadManifest(ctx, fsys, rootDir, snapshotName, opts.Limits)
+func Pin(ctx context.Context, client *hbase.Client, src fsys.Reader, rootDir, table, snapshotName string, opts Options) (*Pinned, error) {
+	_, err := ReadManifest(ctx, src, rootDir, snapshotName, opts.Limits)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if err := client.CreateSnapshot(ctx, table, snapshotName); err != nil {
@@ -86,7 +87,7 @@ func Pin(ctx context.Context, client *hbase.Client, fsys FS, rootDir, table, sna
 	case err != nil:
 		return nil, fmt.Errorf("pin table %s: existing snapshot %s: %w", table, snapshotName, err)
 	}
-	p, err := Read(ctx, fsys, rootDir, snapshotName, opts)
+	p, err := Read(ctx, src, rootDir, snapshotName, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pin table %s: %w", table, err)
 	}
@@ -106,10 +107,10 @@ func Release(ctx context.Context, client *hbase.Client, name string) error {
 
 // Read reads an existing snapshot: its manifest, the place of every store
 // file, and every file's facts, opening at most opts.Parallelism files at once.
-func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pinned, error) {
+func Read(ctx context.Context, src fsys.Reader, rootDir, name string, opts Options) (*Pinned, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
-	m, err := ReadManifest(ctx, fsys, rootDir, name, opts.Limits)
+	m, err := ReadManifest(ctx, src, rootDir, name, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +152,12 @@ func Read(ctx context.Context, fsys FS, rootDir, name string, opts Options) (*Pi
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			in, err := Resolve(ctx, fsys, rootDir, m.Info.Table, files[i])
+			in, err := Resolve(ctx, src, rootDir, m.Info.Table, files[i])
 			if err != nil {
 				cancel(fmt.Errorf("snapshot %s: %w", name, err))
 				return
 			}
-			sf, ok, err := Facts(ctx, fsys, files[i], in, opts.MaxIndexEntries)
+			sf, ok, err := Facts(ctx, src, files[i], in, opts.MaxIndexEntries)
 			if err != nil {
 				cancel(fmt.Errorf("snapshot %s: %w", name, err))
 				return
@@ -238,13 +239,13 @@ func checkCoverage(regions []RegionInfo) error {
 // first block past the half (its row lies beyond LastRow), so that byte
 // estimates from index offsets stop where the half does; a top half's index
 // starts at the block holding its first row.
-func Facts(ctx context.Context, fsys FS, f ManifestFile, in Input, maxIndex int) (sf job.StoreFile, ok bool, err error) {
+func Facts(ctx context.Context, src fsys.Reader, f ManifestFile, in Input, maxIndex int) (sf job.StoreFile, ok bool, err error) {
 	sf = job.StoreFile{Region: f.Region, Family: f.Family, Name: f.Name, Size: in.Size}
 	if err := ctx.Err(); err != nil {
 		return sf, false, err
 	}
 	what := fmt.Sprintf("store file %s of region %s family %s (%s)", f.Name, f.Region, f.Family, in.Path)
-	file, err := fsys.Open(in.Path)
+	file, err := src.Open(ctx, in.Path)
 	if err != nil {
 		return sf, false, fmt.Errorf("%s: open: %w", what, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 )
 
@@ -50,7 +51,7 @@ const maxReferenceFile = 1 << 20
 // linked table's file; a reference resolves to its parent region's file (or
 // the file the parent's link points at) with the half to read. A file found
 // nowhere is an error wrapping ErrNotFound that names every place looked.
-func Resolve(ctx context.Context, fsys FS, rootDir, table string, f ManifestFile) (Input, error) {
+func Resolve(ctx context.Context, src fsys.Reader, rootDir, table string, f ManifestFile) (Input, error) {
 	what := fmt.Sprintf("store file %s of region %s family %s", f.Name, f.Region, f.Family)
 	fn, err := ParseFileName(f.Name, f.Reference != nil)
 	if err != nil {
@@ -60,20 +61,20 @@ func Resolve(ctx context.Context, fsys FS, rootDir, table string, f ManifestFile
 	var in Input
 	switch fn.Kind {
 	case KindHFile:
-		in, err = find(ctx, fsys, Locations(rootDir, ns, qual, f.Region, f.Family, fn.HFile))
+		in, err = find(ctx, src, Locations(rootDir, ns, qual, f.Region, f.Family, fn.HFile))
 	case KindLink:
-		in, err = find(ctx, fsys, Locations(rootDir, fn.Link.Namespace, fn.Link.Table, fn.Link.Region, f.Family, fn.HFile))
+		in, err = find(ctx, src, Locations(rootDir, fn.Link.Namespace, fn.Link.Table, fn.Link.Region, f.Family, fn.HFile))
 	case KindReference:
 		ref := f.Reference
 		if ref == nil {
-			if ref, err = readReference(ctx, fsys, Locations(rootDir, ns, qual, f.Region, f.Family, f.Name)); err != nil {
+			if ref, err = readReference(ctx, src, Locations(rootDir, ns, qual, f.Region, f.Family, f.Name)); err != nil {
 				return Input{}, fmt.Errorf("%s: %w", what, err)
 			}
 		}
 		if fn.Link != nil {
-			in, err = find(ctx, fsys, Locations(rootDir, fn.Link.Namespace, fn.Link.Table, fn.Link.Region, f.Family, fn.HFile))
+			in, err = find(ctx, src, Locations(rootDir, fn.Link.Namespace, fn.Link.Table, fn.Link.Region, f.Family, fn.HFile))
 		} else {
-			in, err = find(ctx, fsys, Locations(rootDir, ns, qual, fn.Parent, f.Family, fn.HFile))
+			in, err = find(ctx, src, Locations(rootDir, ns, qual, fn.Parent, f.Family, fn.HFile))
 		}
 		in.Reference = ref
 	}
@@ -84,12 +85,12 @@ func Resolve(ctx context.Context, fsys FS, rootDir, table string, f ManifestFile
 }
 
 // find returns the first of the paths that exists as a file.
-func find(ctx context.Context, fsys FS, paths []string) (Input, error) {
+func find(ctx context.Context, src fsys.Reader, paths []string) (Input, error) {
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return Input{}, err
 		}
-		st, err := fsys.Stat(p)
+		st, err := src.Stat(ctx, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -109,12 +110,12 @@ func find(ctx context.Context, fsys FS, paths []string) (Input, error) {
 
 // readReference reads and parses a reference file from the first of paths
 // that exists.
-func readReference(ctx context.Context, fsys FS, paths []string) (*hfile.Reference, error) {
-	in, err := find(ctx, fsys, paths)
+func readReference(ctx context.Context, src fsys.Reader, paths []string) (*hfile.Reference, error) {
+	in, err := find(ctx, src, paths)
 	if err != nil {
 		return nil, fmt.Errorf("reference file: %w", err)
 	}
-	b, err := readSmall(ctx, fsys, in.Path, maxReferenceFile)
+	b, err := readSmall(ctx, src, in.Path, maxReferenceFile)
 	if err != nil {
 		return nil, fmt.Errorf("reference file: %w", err)
 	}

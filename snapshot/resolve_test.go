@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/snapshot/pb"
@@ -74,7 +75,7 @@ func TestParseFileName(t *testing.T) {
 
 func TestResolveFoundNowhere(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Resolve(context.Background(), Dir(dir), testRoot, "ns:t", ManifestFile{Region: "0123", Family: "f", Name: "feed"})
+	_, err := Resolve(context.Background(), fsys.Local{Root: dir}, testRoot, "ns:t", ManifestFile{Region: "0123", Family: "f", Name: "feed"})
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -84,7 +85,7 @@ func TestResolveFoundNowhere(t *testing.T) {
 		}
 	}
 	// A link names the linked table's places.
-	_, err = Resolve(context.Background(), Dir(dir), testRoot, "t", ManifestFile{Region: "0123", Family: "f", Name: "o=src=99aa-feed"})
+	_, err = Resolve(context.Background(), fsys.Local{Root: dir}, testRoot, "t", ManifestFile{Region: "0123", Family: "f", Name: "o=src=99aa-feed"})
 	for _, p := range []string{"/hbase/data/o/src/99aa/f/feed", "/hbase/archive/data/o/src/99aa/f/feed", "/hbase/.tmp/data/o/src/99aa/f/feed"} {
 		if err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("err = %v, want it to name %s", err, p)
@@ -121,7 +122,7 @@ func TestResolveOrder(t *testing.T) {
 			for _, p := range tc.files {
 				put(t, dir, p, []byte("12345"))
 			}
-			in, err := Resolve(ctx, Dir(dir), testRoot, "t", tc.mf)
+			in, err := Resolve(ctx, fsys.Local{Root: dir}, testRoot, "t", tc.mf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestResolveReadsReferenceFile(t *testing.T) {
 	ref := hfile.NewSplitReference([]byte("m"), hfile.RangeTop)
 	put(t, dir, "/hbase/data/default/t/r1/f/cd.aa01", ref.Marshal())
 	put(t, dir, "/hbase/archive/data/default/t/aa01/f/cd", []byte("x"))
-	in, err := Resolve(context.Background(), Dir(dir), testRoot, "t", ManifestFile{Region: "r1", Family: "f", Name: "cd.aa01"})
+	in, err := Resolve(context.Background(), fsys.Local{Root: dir}, testRoot, "t", ManifestFile{Region: "r1", Family: "f", Name: "cd.aa01"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestReadLocal(t *testing.T) {
 	m.regions = []mRegion{last, top, parent, bottom}
 	m.write(t, dir, "snap")
 
-	p, err := Read(context.Background(), Dir(dir), testRoot, "snap", Options{Parallelism: 2, MaxIndexEntries: 10})
+	p, err := Read(context.Background(), fsys.Local{Root: dir}, testRoot, "snap", Options{Parallelism: 2, MaxIndexEntries: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestReadLocal(t *testing.T) {
 	m.write(t, dir2, "snap")
 	put(t, dir2, "/hbase/data/o/src/5e5e/f/bb22", hfileBytes(t, "f", srcRows, 200, 512))
 	put(t, dir2, "/hbase/archive/data/o/src/6f6f/f/cc33", hfileBytes(t, "f", lastRows, 300, 1024))
-	_, err = Read(context.Background(), Dir(dir2), testRoot, "snap", Options{})
+	_, err = Read(context.Background(), fsys.Local{Root: dir2}, testRoot, "snap", Options{})
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), path.Join("/hbase/archive/data/ns/t", pName, "f")) {
 		t.Errorf("err = %v, want ErrNotFound naming the parent's archive folder", err)
 	}
@@ -311,7 +312,7 @@ func TestReadRefusesAGap(t *testing.T) {
 	m := simpleTable()
 	m.regions = m.regions[:1] // [, m) only
 	m.write(t, dir, "s")
-	_, err := Read(context.Background(), Dir(dir), testRoot, "s", Options{})
+	_, err := Read(context.Background(), fsys.Local{Root: dir}, testRoot, "s", Options{})
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "not at the table's end") {
 		t.Errorf("err = %v", err)
 	}

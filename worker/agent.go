@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"rangecopy/fsys"
 	"rangecopy/job"
 	"rangecopy/registry"
 )
@@ -242,7 +243,7 @@ func (a *agent) open(ctx context.Context, j registry.Job, share float64) (*agent
 		return nil, err
 	}
 	aj := &agentJob{id: j.ID, rec: rec}
-	var lim Limiter
+	var lim fsys.Limiter
 	if bw := rec.Options.Bandwidth; bw > 0 {
 		rate := bw * share
 		if aj.limiter, err = NewRateLimit(rate); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
@@ -62,7 +63,7 @@ func TestAllocationsPerCell(t *testing.T) {
 	var runErr error
 	allocs := testing.AllocsPerRun(1, func() {
 		task.OutputDir = t.TempDir()
-		runErr = Run(context.Background(), task, Options{Source: LocalFS{}, Target: LocalFS{}}, (&collector{}).emit)
+		runErr = Run(context.Background(), task, Options{Source: fsys.Local{}, Target: fsys.Local{}}, (&collector{}).emit)
 	})
 	if runErr != nil {
 		t.Fatal(runErr)

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"rangecopy/fsys"
 	"rangecopy/snapshot"
 )
 
@@ -18,31 +19,31 @@ import (
 // order of planning (snapshot.Locations; docs/design.md, "The life of a job",
 // step 3), applied again at open time.
 type ArchiveFallback struct {
-	Opener
+	fsys.Reader
 	// RootDir is the source's hbase.rootdir path.
 	RootDir string
 }
 
-// Open implements Opener.
-func (a ArchiveFallback) Open(ctx context.Context, p string) (File, int64, error) {
-	f, n, err := a.Opener.Open(ctx, p)
+// Open implements fsys.Reader.
+func (a ArchiveFallback) Open(ctx context.Context, p string) (fsys.File, error) {
+	f, err := a.Reader.Open(ctx, p)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return f, n, err
+		return f, err
 	}
 	moved := MovedPaths(a.RootDir, p)
 	for _, alt := range moved {
-		f, n, err2 := a.Opener.Open(ctx, alt)
+		f, err2 := a.Reader.Open(ctx, alt)
 		if err2 == nil {
-			return f, n, nil
+			return f, nil
 		}
 		if !errors.Is(err2, fs.ErrNotExist) {
-			return nil, 0, fmt.Errorf("open %s (moved from %s): %w", alt, p, err2)
+			return nil, fmt.Errorf("open %s (moved from %s): %w", alt, p, err2)
 		}
 	}
 	if len(moved) > 0 {
-		return nil, 0, fmt.Errorf("open %s, nor at %s: %w", p, strings.Join(moved, " or "), err)
+		return nil, fmt.Errorf("open %s, nor at %s: %w", p, strings.Join(moved, " or "), err)
 	}
-	return nil, 0, err
+	return nil, err
 }
 
 // MovedPaths returns where HBase may have moved the store file at p, a path
@@ -59,13 +60,13 @@ func MovedPaths(rootDir, p string) []string {
 	return snapshot.Locations(root, parts[0], parts[1], parts[2], parts[3], parts[4])[1:]
 }
 
-// FileChecksum implements Checksummer when the wrapped Opener does, for the
-// file where Open would find it; otherwise it fails, and a caller verifies
-// some other way.
-func (a ArchiveFallback) FileChecksum(ctx context.Context, p string) (FileChecksum, error) {
-	c, ok := a.Opener.(Checksummer)
+// FileChecksum implements fsys.Checksummer when the wrapped Reader does, for
+// the file where Open would find it; otherwise it fails, and a caller
+// verifies some other way.
+func (a ArchiveFallback) FileChecksum(ctx context.Context, p string) (fsys.Checksum, error) {
+	c, ok := a.Reader.(fsys.Checksummer)
 	if !ok {
-		return FileChecksum{}, fmt.Errorf("checksum %s: %T cannot checksum files", p, a.Opener)
+		return fsys.Checksum{}, fmt.Errorf("checksum %s: %T cannot checksum files", p, a.Reader)
 	}
 	sum, err := c.FileChecksum(ctx, p)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -77,5 +78,5 @@ func (a ArchiveFallback) FileChecksum(ctx context.Context, p string) (FileChecks
 			return sum, err2
 		}
 	}
-	return FileChecksum{}, err
+	return fsys.Checksum{}, err
 }

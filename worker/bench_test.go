@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 )
 
@@ -46,7 +47,7 @@ func benchInputs(b *testing.B, opts hfile.WriterOptions) ([]Input, int64) {
 }
 
 func benchRun(b *testing.B, task Task, o Options, size int64, cells int) {
-	o.Source, o.Target = LocalFS{}, LocalFS{}
+	o.Source, o.Target = fsys.Local{}, fsys.Local{}
 	b.SetBytes(size)
 	b.ResetTimer()
 	for range b.N {

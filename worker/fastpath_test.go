@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"rangecopy/checkpoint"
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
@@ -136,10 +137,10 @@ func TestFastPathCopy(t *testing.T) {
 }
 
 // corruptingFS flips a byte of every file it creates.
-type corruptingFS struct{ LocalFS }
+type corruptingFS struct{ fsys.Local }
 
-func (c corruptingFS) Create(ctx context.Context, p string) (io.WriteCloser, error) {
-	w, err := c.LocalFS.Create(ctx, p)
+func (c corruptingFS) Create(ctx context.Context, p string, o fsys.CreateOptions) (io.WriteCloser, error) {
+	w, err := c.Local.Create(ctx, p, o)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func TestFastPathCorruptCopy(t *testing.T) {
 	p := writeHFile(t, dir, "in", hfile.WriterOptions{}, manyRows(5))
 	task := baseTask(t, input(p))
 	c := &collector{}
-	err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: corruptingFS{}}, c.emit)
+	err := Run(t.Context(), task, Options{Source: fsys.Local{}, Target: corruptingFS{}}, c.emit)
 	if !errors.Is(err, ErrCopyMismatch) || !bytes.Contains([]byte(err.Error()), []byte(p)) {
 		t.Fatalf("Run = %v, want a copy mismatch naming %s", err, p)
 	}
@@ -186,11 +187,11 @@ func TestFastPathCorruptCopy(t *testing.T) {
 	}
 }
 
-// sumFS is a LocalFS that checksums files where they are (a SHA-256 of the
+// sumFS is an fsys.Local that checksums files where they are (a SHA-256 of the
 // contents, with a block size), as HDFS does, and counts read-backs of
 // temporary copies. With corrupt, it flips a byte of every file it creates.
 type sumFS struct {
-	LocalFS
+	fsys.Local
 	blockSize int64
 	corrupt   bool
 	created   map[string]int64 // path -> block size asked for
@@ -201,37 +202,35 @@ func newSumFS(blockSize int64, corrupt bool) *sumFS {
 	return &sumFS{blockSize: blockSize, corrupt: corrupt, created: map[string]int64{}, readBacks: new(int)}
 }
 
-func (s *sumFS) FileChecksum(_ context.Context, p string) (FileChecksum, error) {
+func (s *sumFS) FileChecksum(_ context.Context, p string) (fsys.Checksum, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return FileChecksum{}, err
+		return fsys.Checksum{}, err
 	}
 	bs := s.blockSize
 	if v, ok := s.created[p]; ok {
 		bs = v
 	}
 	h := sha256.Sum256(b)
-	return FileChecksum{BlockSize: bs, Sum: h[:]}, nil
+	return fsys.Checksum{BlockSize: bs, Sum: h[:]}, nil
 }
 
-func (s *sumFS) CreateBlockSize(ctx context.Context, p string, blockSize int64) (io.WriteCloser, error) {
-	s.created[p] = blockSize
-	return s.Create(ctx, p)
-}
-
-func (s *sumFS) Create(ctx context.Context, p string) (io.WriteCloser, error) {
-	w, err := s.LocalFS.Create(ctx, p)
+func (s *sumFS) Create(ctx context.Context, p string, o fsys.CreateOptions) (io.WriteCloser, error) {
+	if o.BlockSize > 0 {
+		s.created[p] = o.BlockSize
+	}
+	w, err := s.Local.Create(ctx, p, o)
 	if err != nil || !s.corrupt {
 		return w, err
 	}
 	return &flipper{WriteCloser: w}, nil
 }
 
-func (s *sumFS) Open(ctx context.Context, p string) (File, int64, error) {
+func (s *sumFS) Open(ctx context.Context, p string) (fsys.File, error) {
 	if strings.HasSuffix(p, ".tmp") {
 		*s.readBacks++
 	}
-	return s.LocalFS.Open(ctx, p)
+	return s.Local.Open(ctx, p)
 }
 
 // TestFastPathChecksumVerify: when source and target checksum files where
@@ -246,7 +245,7 @@ func TestFastPathChecksumVerify(t *testing.T) {
 	src, dst := newSumFS(64<<20, false), newSumFS(128<<20, false)
 	c := &collector{}
 	// The source as production wraps it: ArchiveFallback passes checksums on.
-	source := ArchiveFallback{Opener: src, RootDir: "/hbase"}
+	source := ArchiveFallback{Reader: src, RootDir: "/hbase"}
 	if err := Run(t.Context(), task, Options{Source: source, Target: dst}, c.emit); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +282,7 @@ func TestFastPathChecksumVerify(t *testing.T) {
 	task3 := baseTask(t, input(p))
 	dst3 := newSumFS(64<<20, false)
 	c3 := &collector{}
-	if err := Run(t.Context(), task3, Options{Source: ArchiveFallback{Opener: LocalFS{}}, Target: dst3}, c3.emit); err != nil {
+	if err := Run(t.Context(), task3, Options{Source: ArchiveFallback{Reader: fsys.Local{}}, Target: dst3}, c3.emit); err != nil {
 		t.Fatal(err)
 	}
 	if f := c3.dataFiles(); len(f) != 1 || !f[0].FastPath || *dst3.readBacks != 1 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 )
 
@@ -40,7 +41,7 @@ func FuzzRunInput(f *testing.F) {
 		}
 		task := baseTask(t, input(p))
 		c := &collector{}
-		err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}, NoFastPath: !fast, ReadAhead: 1024}, c.emit)
+		err := Run(t.Context(), task, Options{Source: fsys.Local{}, Target: fsys.Local{}, NoFastPath: !fast, ReadAhead: 1024}, c.emit)
 		if err != nil {
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"rangecopy/checkpoint"
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
@@ -151,7 +152,7 @@ func baseTask(t testing.TB, inputs ...Input) Task {
 // run runs a task on local files and returns what it emitted.
 func run(t testing.TB, task Task, o Options) *collector {
 	t.Helper()
-	o.Source, o.Target = LocalFS{}, LocalFS{}
+	o.Source, o.Target = fsys.Local{}, fsys.Local{}
 	c := &collector{}
 	if err := Run(context.Background(), task, o, c.emit); err != nil {
 		t.Fatalf("Run: %v", err)

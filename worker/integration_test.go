@@ -17,6 +17,7 @@ import (
 
 	"rangecopy/bulkload"
 	"rangecopy/checkpoint"
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
@@ -277,7 +278,7 @@ func copyAndCompare(t *testing.T, env *testenv.Env, srcTable string, srcFS *hdfs
 			cp = next
 			return nil
 		}
-		opts := Options{Source: HDFS{Client: srcFS}, Target: HDFS{Client: dstFS}, Counters: &ctr}
+		opts := Options{Source: wrapHDFS(t, srcFS), Target: wrapHDFS(t, dstFS), Counters: &ctr}
 		err := Run(ctx, task, opts, emit)
 		if errors.Is(err, errCrash) {
 			stored, encErr := cp.Encode()
@@ -359,4 +360,14 @@ func copyAndCompare(t *testing.T, env *testenv.Env, srcTable string, srcFS *hdfs
 		t.Error(err)
 	}
 	return kinds
+}
+
+// wrapHDFS is the fsys.FS of an HDFS client.
+func wrapHDFS(t testing.TB, c *hdfs.Client) *fsys.HDFS {
+	t.Helper()
+	fs, err := fsys.NewHDFS(c, fsys.HDFSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
 }

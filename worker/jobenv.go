@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/colinmarc/hdfs/v2"
-
 	"rangecopy/bulkload"
+	"rangecopy/cluster/dial"
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/job"
 	"rangecopy/registry"
@@ -25,10 +25,11 @@ type JobConfig struct {
 	Record job.Record
 	// Source, Target, SourceFS and TargetFS are connections to use; the nil
 	// ones are opened from the record's clusters (and closed by Close).
-	Source, Target     *hbase.Client
-	SourceFS, TargetFS *hdfs.Client
+	Source, Target *hbase.Client
+	SourceFS       fsys.Reader
+	TargetFS       fsys.FS
 	// Limiter, if set, limits the bytes read.
-	Limiter Limiter
+	Limiter fsys.Limiter
 	// Counters and LoaderCounters receive the pipeline's and the loader's
 	// counts; nil means fresh ones.
 	Counters       *Counters
@@ -85,31 +86,33 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 		}
 	}
 	if c.Source == nil {
-		if c.Source, err = rec.Source.DialHBase(ctx, user, c.DialTimeout, c.Logger.With("cluster", "source")); err != nil {
+		if c.Source, err = dial.HBase(ctx, rec.Source, user, c.DialTimeout, c.Logger.With("cluster", "source")); err != nil {
 			return nil, err
 		}
 		src := c.Source
 		e.closes = append(e.closes, func() { src.Close() })
 	}
 	if c.Target == nil {
-		if c.Target, err = rec.Target.DialHBase(ctx, user, c.DialTimeout, c.Logger.With("cluster", "target")); err != nil {
+		if c.Target, err = dial.HBase(ctx, rec.Target, user, c.DialTimeout, c.Logger.With("cluster", "target")); err != nil {
 			return nil, err
 		}
 		tgt := c.Target
 		e.closes = append(e.closes, func() { tgt.Close() })
 	}
 	if c.SourceFS == nil {
-		if c.SourceFS, err = rec.Source.OpenHDFS(user); err != nil {
+		sfs, err := dial.HDFS(ctx, rec.Source, user)
+		if err != nil {
 			return nil, err
 		}
-		sfs := c.SourceFS
+		c.SourceFS = sfs
 		e.closes = append(e.closes, func() { sfs.Close() })
 	}
 	if c.TargetFS == nil {
-		if c.TargetFS, err = rec.Target.OpenHDFS(user); err != nil {
+		tfs, err := dial.HDFS(ctx, rec.Target, user)
+		if err != nil {
 			return nil, err
 		}
-		tfs := c.TargetFS
+		c.TargetFS = tfs
 		e.closes = append(e.closes, func() { tfs.Close() })
 	}
 	target := rec.Spec.Target()
@@ -137,7 +140,7 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 			return nil, fmt.Errorf("job %s: target table %s: %w", c.Job, target, err)
 		}
 	}
-	if e.wd, err = bulkload.OpenWorkDir(ctx, c.TargetFS, c.Job, bulkload.WorkDirOptions{Root: rec.Options.WorkRoot}); err != nil {
+	if e.wd, err = bulkload.OpenWorkDir(ctx, c.TargetFS, c.Job, bulkload.WorkDirOptions{Root: rec.Options.WorkRoot, User: user}); err != nil {
 		return nil, fmt.Errorf("job %s: work folder: %w", c.Job, err)
 	}
 	if e.loader, err = bulkload.NewLoader(ctx, bulkload.LoaderConfig{Client: c.Target, FS: c.TargetFS, Table: target, ZstdCodec: rec.Target.ZstdCodec,
@@ -156,8 +159,8 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 			return wd.TaskDir(task), nil
 		},
 		RemoveOutput: wd.RemoveTask,
-		Options: Options{Source: ArchiveFallback{Opener: HDFS{Client: c.SourceFS}, RootDir: rec.Source.RootDir},
-			Target: HDFS{Client: c.TargetFS}, Limiter: c.Limiter, Counters: c.Counters},
+		Options: Options{Source: ArchiveFallback{Reader: c.SourceFS, RootDir: rec.Source.RootDir},
+			Target: c.TargetFS, Limiter: c.Limiter, Counters: c.Counters},
 		Loaded: c.Loaded,
 		Logger: c.Logger,
 	}

@@ -9,14 +9,8 @@ import (
 	"rangecopy/retry"
 )
 
-// Limiter limits a job's read bandwidth. One Limiter is shared by every task
-// of a worker (or by every worker of a job, if it is distributed).
-type Limiter interface {
-	// WaitN blocks until n bytes may be read, or ctx ends.
-	WaitN(ctx context.Context, n int) error
-}
-
-// TokenBucket is a Limiter that lets Rate bytes per second through on average,
+// TokenBucket is an fsys.Limiter of a job's read bandwidth, shared by every
+// task of a worker (or by every worker of a job, if it is distributed), that lets Rate bytes per second through on average,
 // in bursts of at most Burst bytes.
 type TokenBucket struct {
 	rate  float64

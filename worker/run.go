@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path"
 	"regexp"
@@ -14,7 +13,9 @@ import (
 	"strconv"
 	"sync"
 
+	"rangecopy/bulkload"
 	"rangecopy/checkpoint"
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
@@ -47,11 +48,13 @@ type Task struct {
 
 // Options are how a task runs.
 type Options struct {
-	// Source opens input files; Target creates output files. Required.
-	Source Opener
-	Target Creator
+	// Source opens input files; Target receives output files. Required.
+	// When both are fsys.Checksummers, fast-path copies are verified by
+	// comparing the file checksums they compute where the files are stored.
+	Source fsys.Reader
+	Target fsys.FS
 	// Limiter, if set, limits the bytes read from the source.
-	Limiter Limiter
+	Limiter fsys.Limiter
 	// Counters, if set, receives progress.
 	Counters *Counters
 	// Logger receives a line per output file; nil discards.
@@ -60,7 +63,7 @@ type Options struct {
 	// once the writer has written the cap (so a file may exceed it by about
 	// a block and a row); 0 means DefaultMaxFileBytes.
 	MaxFileBytes int64
-	// ReadAhead is the read-ahead chunk size; 0 means DefaultReadAhead.
+	// ReadAhead is the read-ahead chunk size; 0 means fsys.DefaultReadAhead.
 	ReadAhead int
 	// NoFastPath decodes every file.
 	NoFastPath bool
@@ -147,8 +150,8 @@ type familyRun struct {
 // opened is an input file, open.
 type opened struct {
 	in    Input
-	file  File
-	ra    *readAhead
+	file  fsys.File
+	ra    *fsys.ReadAhead
 	r     *hfile.Reader
 	half  *hfile.HalfReader
 	facts fileFacts
@@ -159,12 +162,13 @@ type opened struct {
 }
 
 func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
-	f, size, err := fr.o.Source.Open(ctx, in.Path)
+	f, err := fr.o.Source.Open(ctx, in.Path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", in.Path, err)
 	}
+	size := f.Size()
 	op := &opened{in: in, file: f}
-	op.ra = newReadAhead(ctx, f, size, fr.o.ReadAhead, fr.o.Limiter, fr.o.Counters, in.Path)
+	op.ra = fsys.NewReadAhead(ctx, f, size, fsys.ReadAheadOptions{Chunk: fr.o.ReadAhead, Limiter: fr.o.Limiter, Counter: &fr.o.Counters.BytesRead, Name: in.Path})
 	if op.r, err = hfile.Open(op.ra, size, in.Path); err != nil {
 		op.close()
 		return nil, err
@@ -207,7 +211,7 @@ func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
 }
 
 func (op *opened) close() {
-	op.ra.wait()
+	op.ra.Stop()
 	op.file.Close()
 }
 
@@ -288,7 +292,7 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 		}
 		fr.o.Logger.Debug("input", "family", fr.family, "file", op.in.Path, "path", rule.String())
 		if rule == FastPathOK {
-			op.ra.wait() // its bytes are copied, not decoded: free the buffers
+			op.ra.Stop() // its bytes are copied, not decoded: free the buffers
 			fast = append(fast, op)
 		} else if op.facts.FirstRow != nil {
 			slow = append(slow, op)
@@ -299,7 +303,7 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 	slices.SortFunc(slow, func(a, b *opened) int { return compareAge(b.rank, a.rank) })
 
 	dir := path.Join(fr.t.OutputDir, fr.family)
-	if err := fr.o.Target.MkdirAll(ctx, dir); err != nil {
+	if err := fr.o.Target.MkdirAll(ctx, dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 
@@ -365,14 +369,11 @@ type outputs struct {
 
 // outFile is an output file being written.
 type outFile struct {
-	final, tmp string
-	w          io.WriteCloser
-	aw         *asyncWriter
-	hw         *hfile.Writer
-	region     int
-	first      []byte
-	last       []byte
-	cells      int64
+	w      *bulkload.HFileWriter
+	region int
+	first  []byte
+	last   []byte
+	cells  int64
 }
 
 // add writes one cell, rolling the output before it as needed.
@@ -384,7 +385,7 @@ func (o *outputs) add(c *hfile.Cell) error {
 	}
 	if o.cur != nil {
 		end := o.fr.t.Regions[o.cur.region].Rows.End
-		if rollBefore(c.Row, o.cur.last, end, o.cur.aw.n, o.fr.o.MaxFileBytes, fastFirst) != rollNone {
+		if rollBefore(c.Row, o.cur.last, end, o.cur.w.Written(), o.fr.o.MaxFileBytes, fastFirst) != rollNone {
 			if err := o.close(ctx); err != nil {
 				return err
 			}
@@ -405,8 +406,8 @@ func (o *outputs) add(c *hfile.Cell) error {
 			return err
 		}
 	}
-	if err := o.cur.hw.Append(c); err != nil {
-		return fmt.Errorf("write %s: cell %s: %w", o.cur.tmp, c, err)
+	if err := o.cur.w.Append(c); err != nil {
+		return err
 	}
 	if !bytes.Equal(c.Row, o.cur.last) {
 		o.cur.last = append(o.cur.last[:0], c.Row...)
@@ -423,18 +424,11 @@ func (o *outputs) open(ctx context.Context, row []byte) error {
 	if r < 0 {
 		return fmt.Errorf("row %s lies in no target region", job.FormatKey(row))
 	}
-	name, err := newFileName()
+	w, err := bulkload.CreateHFile(ctx, o.fr.o.Target, o.dir, o.wopts, fsys.CreateOptions{})
 	if err != nil {
 		return err
 	}
-	f := &outFile{final: path.Join(o.dir, name), region: r, first: slices.Clone(row)}
-	f.tmp = tempName(f.final)
-	if f.w, err = o.fr.o.Target.Create(ctx, f.tmp); err != nil {
-		return fmt.Errorf("create %s: %w", f.tmp, err)
-	}
-	f.aw = newAsyncWriter(f.w)
-	f.hw = hfile.NewWriter(f.aw, o.wopts)
-	o.cur = f
+	o.cur = &outFile{w: w, region: r, first: slices.Clone(row)}
 	return nil
 }
 
@@ -442,26 +436,13 @@ func (o *outputs) open(ctx context.Context, row []byte) error {
 func (o *outputs) close(ctx context.Context) error {
 	f := o.cur
 	o.cur = nil
-	err := f.hw.Close()
-	if e := f.aw.Close(); err == nil && e != nil {
-		err = fmt.Errorf("write %s: %w", f.tmp, e)
-	}
-	if e := f.w.Close(); err == nil && e != nil {
-		err = fmt.Errorf("close %s: %w", f.tmp, e)
-	}
-	if err == nil {
-		if err = o.fr.o.Target.Rename(ctx, f.tmp, f.final); err != nil {
-			err = fmt.Errorf("rename %s to %s: %w", f.tmp, f.final, err)
-		}
-	}
-	if err != nil {
-		_ = o.fr.o.Target.Remove(ctx, f.tmp)
+	if err := f.w.Close(ctx); err != nil {
 		return err
 	}
 	o.fr.o.Counters.CellsWritten.Add(f.cells & 1023)
 	return o.emitFile(ctx, OutputFile{
-		Family: o.fr.family, Path: f.final, FirstRow: f.first, LastRow: slices.Clone(f.last),
-		TargetRegion: o.fr.t.Regions[f.region].EncodedName, Cells: f.cells, Bytes: f.aw.n,
+		Family: o.fr.family, Path: f.w.Path(), FirstRow: f.first, LastRow: slices.Clone(f.last),
+		TargetRegion: o.fr.t.Regions[f.region].EncodedName, Cells: f.cells, Bytes: f.w.Written(),
 		NextRow: rowAfter(f.last),
 	})
 }
@@ -484,7 +465,7 @@ func (o *outputs) emitFile(ctx context.Context, f OutputFile) error {
 func (o *outputs) copyFast(ctx context.Context) error {
 	op := o.fast[0]
 	o.fast = o.fast[1:]
-	name, err := newFileName()
+	name, err := bulkload.NewFileName()
 	if err != nil {
 		return err
 	}
@@ -528,8 +509,6 @@ func (o *outputs) finish(ctx context.Context) error {
 func (o *outputs) abort(ctx context.Context) {
 	if f := o.cur; f != nil {
 		o.cur = nil
-		f.aw.Close()
-		f.w.Close()
-		_ = o.fr.o.Target.Remove(context.WithoutCancel(ctx), f.tmp)
+		f.w.Abort(ctx)
 	}
 }

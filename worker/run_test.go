@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"rangecopy/checkpoint"
+	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
@@ -305,12 +306,12 @@ func TestRunErrors(t *testing.T) {
 	task := baseTask(t, input(p))
 	task.Regions = []job.Region{{EncodedName: "r0", Rows: job.KeyRange{Start: []byte("b")}}}
 	task.Task.Rows = job.KeyRange{Start: []byte("a")}
-	if err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}}, (&collector{}).emit); err == nil || !strings.Contains(err.Error(), "do not cover") {
+	if err := Run(t.Context(), task, Options{Source: fsys.Local{}, Target: fsys.Local{}}, (&collector{}).emit); err == nil || !strings.Contains(err.Error(), "do not cover") {
 		t.Errorf("uncovered task: %v", err)
 	}
 	task = baseTask(t, input(p))
 	task.Inputs[0].File.Family = "g"
-	if err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}}, (&collector{}).emit); err == nil || !strings.Contains(err.Error(), `family "g"`) {
+	if err := Run(t.Context(), task, Options{Source: fsys.Local{}, Target: fsys.Local{}}, (&collector{}).emit); err == nil || !strings.Contains(err.Error(), `family "g"`) {
 		t.Errorf("unknown family: %v", err)
 	}
 	bad := filepath.Join(dir, "bad")
@@ -318,7 +319,7 @@ func TestRunErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	task = baseTask(t, input(p), input(bad))
-	err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}}, (&collector{}).emit)
+	err := Run(t.Context(), task, Options{Source: fsys.Local{}, Target: fsys.Local{}}, (&collector{}).emit)
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("corrupt input: %v", err)
 	}
@@ -368,7 +369,7 @@ func TestCorruptInputMidway(t *testing.T) {
 		return c.emit(ctx, f)
 	}
 	src := gatedFS{path: pb, offset: bad, gate: gate}
-	err = Run(t.Context(), task, Options{Source: src, Target: LocalFS{}, MaxFileBytes: 128 << 10, ReadAhead: 64 << 10}, emit)
+	err = Run(t.Context(), task, Options{Source: src, Target: fsys.Local{}, MaxFileBytes: 128 << 10, ReadAhead: 64 << 10}, emit)
 	if err == nil || !strings.Contains(err.Error(), pb) {
 		t.Fatalf("Run = %v, want an error naming %s", err, pb)
 	}
@@ -394,22 +395,22 @@ func TestCorruptInputMidway(t *testing.T) {
 
 // gatedFS holds reads of one file that cover offset until gate is closed.
 type gatedFS struct {
-	LocalFS
+	fsys.Local
 	path   string
 	offset int64
 	gate   chan struct{}
 }
 
-func (g gatedFS) Open(ctx context.Context, p string) (File, int64, error) {
-	f, n, err := g.LocalFS.Open(ctx, p)
+func (g gatedFS) Open(ctx context.Context, p string) (fsys.File, error) {
+	f, err := g.Local.Open(ctx, p)
 	if err != nil || p != g.path {
-		return f, n, err
+		return f, err
 	}
-	return gatedFile{File: f, g: g}, n, nil
+	return gatedFile{File: f, g: g}, nil
 }
 
 type gatedFile struct {
-	File
+	fsys.File
 	g gatedFS
 }
 
@@ -452,7 +453,7 @@ func TestFamiliesAndEmitError(t *testing.T) {
 	equalCells(t, "family g", readCells(t, c.files[3].Path), g)
 
 	boom := errors.New("region server said no")
-	err := Run(t.Context(), task, Options{Source: LocalFS{}, Target: LocalFS{}, NoFastPath: true}, func(_ context.Context, f OutputFile) error {
+	err := Run(t.Context(), task, Options{Source: fsys.Local{}, Target: fsys.Local{}, NoFastPath: true}, func(_ context.Context, f OutputFile) error {
 		if f.Family == "f" {
 			return boom
 		}

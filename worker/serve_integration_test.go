@@ -8,6 +8,7 @@ import (
 
 	"rangecopy/bulkload"
 	"rangecopy/checkpoint"
+	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
@@ -76,7 +77,7 @@ func serveSetup(t *testing.T) (*registry.Registry, string, ServeConfig) {
 	cfg := ServeConfig{Registry: reg, Job: "j1", Worker: "w1", TargetTable: "t", Regions: oneRegionLister{},
 		Time: job.AllTime(), Families: map[string]FamilySettings{"f": {BlockSize: 1024}},
 		OutputDir: func(context.Context, string, []string) (string, error) { return out, nil },
-		Options:   Options{Source: LocalFS{}, Target: LocalFS{}, MaxFileBytes: 16 << 10, NoFastPath: true},
+		Options:   Options{Source: fsys.Local{}, Target: fsys.Local{}, MaxFileBytes: 16 << 10, NoFastPath: true},
 		Idle:      200 * time.Millisecond}
 	return reg, "j1", cfg
 }

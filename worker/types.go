@@ -2,67 +2,12 @@ package worker
 
 import (
 	"context"
-	"io"
 	"sync/atomic"
 
 	"rangecopy/bulkload"
 	"rangecopy/hfile"
 	"rangecopy/job"
 )
-
-// File is an open file: random reads and Close.
-type File interface {
-	io.ReaderAt
-	io.Closer
-}
-
-// Opener opens files for reading: the source HDFS in production, local files
-// in tests.
-type Opener interface {
-	// Open opens the file at path and returns it with its size.
-	Open(ctx context.Context, path string) (File, int64, error)
-}
-
-// Creator creates output files on the target and reads them back.
-type Creator interface {
-	Opener
-	// MkdirAll creates a folder and its parents.
-	MkdirAll(ctx context.Context, dir string) error
-	// Create creates a new file at path; it fails if the file exists. The
-	// file is complete only when Close returns nil.
-	Create(ctx context.Context, path string) (io.WriteCloser, error)
-	// Rename moves a file to a new name.
-	Rename(ctx context.Context, from, to string) error
-	// Remove deletes a file; a missing file is not an error.
-	Remove(ctx context.Context, path string) error
-}
-
-// Checksummer is implemented by file systems that can checksum a file where
-// it is stored, without sending its bytes: HDFS's MD5 of the MD5s of each
-// block's CRC-32Cs, as the DataNodes compute it from the checksums they keep.
-// Two such checksums agree only for the same bytes cut into the same blocks,
-// so a copy is created with its source's block size.
-type Checksummer interface {
-	// FileChecksum returns the file's checksum and block size.
-	FileChecksum(ctx context.Context, path string) (FileChecksum, error)
-}
-
-// BlockSizeCreator is a Creator that can create a file with a given block
-// size, so that its Checksummer checksum compares with its source's.
-type BlockSizeCreator interface {
-	Checksummer
-	// CreateBlockSize is Create with the given block size.
-	CreateBlockSize(ctx context.Context, path string, blockSize int64) (io.WriteCloser, error)
-}
-
-// FileChecksum is a file's checksum as a Checksummer computes it.
-type FileChecksum struct {
-	// BlockSize is the file's block size, which the checksum depends on.
-	BlockSize int64
-	// Sum is the checksum; files are equal when their sums and block sizes
-	// are (and, for HDFS, their bytes per CRC, which a mismatch reveals).
-	Sum []byte
-}
 
 // Input is one input file of a task and how to open it.
 type Input struct {

@@ -1,4 +1,4 @@
-package worker
+package fsys
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // countingReaderAt records the reads that reach the file.
@@ -29,9 +29,9 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // given (offset, length) pairs and compares with the data.
 func checkReadAhead(t *testing.T, data []byte, chunk int, reads [][2]int) {
 	src := &countingReaderAt{b: data}
-	var ctr Counters
-	ra := newReadAhead(context.Background(), src, int64(len(data)), chunk, nil, &ctr, "f")
-	defer ra.wait()
+	var ctr atomic.Int64
+	ra := NewReadAhead(context.Background(), src, int64(len(data)), ReadAheadOptions{Chunk: chunk, Counter: &ctr, Name: "f"})
+	defer ra.Stop()
 	for _, r := range reads {
 		off, n := r[0], r[1]
 		p := make([]byte, n)
@@ -56,17 +56,17 @@ func TestReadAhead(t *testing.T) {
 	}
 	// Sequential small reads reach the file in chunks.
 	src := &countingReaderAt{b: data}
-	var ctr Counters
-	ra := newReadAhead(context.Background(), src, int64(len(data)), 1000, nil, &ctr, "f")
+	var ctr atomic.Int64
+	ra := NewReadAhead(context.Background(), src, int64(len(data)), ReadAheadOptions{Chunk: 1000, Counter: &ctr, Name: "f"})
 	p := make([]byte, 100)
 	for off := 0; off < len(data); off += 100 {
 		if _, err := ra.ReadAt(p, int64(off)); err != nil || !bytes.Equal(p, data[off:off+100]) {
 			t.Fatalf("read at %d: %v", off, err)
 		}
 	}
-	ra.wait()
-	if len(src.reads) != 10 || ctr.BytesRead.Load() != int64(len(data)) {
-		t.Fatalf("file reads %v, bytes counted %d", src.reads, ctr.BytesRead.Load())
+	ra.Stop()
+	if len(src.reads) != 10 || ctr.Load() != int64(len(data)) {
+		t.Fatalf("file reads %v, bytes counted %d", src.reads, ctr.Load())
 	}
 	checkReadAhead(t, data, 1000, [][2]int{{0, 10}, {995, 10}, {5000, 3000}, {9990, 20}, {10000, 1}, {20000, 5}, {3, 999}, {0, 10000}, {1, 10000}})
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -99,72 +99,13 @@ type failingReaderAt struct{}
 func (failingReaderAt) ReadAt([]byte, int64) (int, error) { return 0, errors.New("disk on fire") }
 
 func TestReadAheadError(t *testing.T) {
-	var ctr Counters
-	ra := newReadAhead(context.Background(), failingReaderAt{}, 100, 10, nil, &ctr, "the-file")
+	var ctr atomic.Int64
+	ra := NewReadAhead(context.Background(), failingReaderAt{}, 100, ReadAheadOptions{Chunk: 10, Counter: &ctr, Name: "the-file"})
 	_, err := ra.ReadAt(make([]byte, 5), 42)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("the-file at offset 42")) {
 		t.Fatalf("error %v does not name file and offset", err)
 	}
-}
-
-func TestTokenBucketReserve(t *testing.T) {
-	b, err := NewTokenBucket(1000, 500)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Unix(0, 0)
-	b.now = func() time.Time { return now }
-	b.last = now
-	if w := b.reserve(500); w != 0 {
-		t.Fatalf("full bucket waits %v", w)
-	}
-	if w := b.reserve(100); w != 100*time.Millisecond {
-		t.Fatalf("empty bucket: wait %v, want 100ms", w)
-	}
-	now = now.Add(time.Second) // -100 + 1000, capped at the burst: 500
-	if w := b.reserve(400); w != 0 {
-		t.Fatalf("refilled bucket waits %v", w)
-	}
-	if w := b.reserve(101); w != time.Millisecond {
-		t.Fatalf("wait %v, want 1ms", w)
-	}
-	if _, err := NewTokenBucket(0, 1); err == nil {
-		t.Fatal("zero rate accepted")
-	}
-}
-
-// countingLimiter records what passes it.
-type countingLimiter struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (c *countingLimiter) WaitN(_ context.Context, n int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n += n
-	return nil
-}
-
-// TestLimiterSeesEveryByte checks that both paths pass every source byte
-// through the limiter.
-func TestLimiterSeesEveryByte(t *testing.T) {
-	dir := t.TempDir()
-	p := writeHFile(t, dir, "in", writerOptionsForTest(), manyRows(50))
-	for _, fast := range []bool{true, false} {
-		var lim countingLimiter
-		var ctr Counters
-		run(t, baseTask(t, input(p)), Options{Limiter: &lim, Counters: &ctr, NoFastPath: !fast, ReadAhead: 4096})
-		if lim.n < int(ctr.BytesRead.Load()) || ctr.BytesRead.Load() == 0 {
-			t.Errorf("fast=%v: limiter saw %d bytes, %d read", fast, lim.n, ctr.BytesRead.Load())
-		}
-	}
-	var ctr Counters
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	tb, _ := NewTokenBucket(1, 1)
-	err := Run(ctx, baseTask(t, input(p)), Options{Source: LocalFS{}, Target: LocalFS{}, Limiter: tb, Counters: &ctr}, (&collector{}).emit)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled run: %v", err)
+	if _, err := ra.ReadAt(make([]byte, 1), -1); err == nil {
+		t.Error("negative offset accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package worker
+package fsys
 
 import (
 	"context"
@@ -6,24 +6,46 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultReadAhead is the size of one read-ahead chunk.
 const DefaultReadAhead = 8 << 20
 
-// readAhead is an io.ReaderAt over a source file that serves the sequential
-// reads of a scanner from large chunks: each miss reads a whole chunk, and the
-// chunk after it is fetched in the background while the current one is
-// decoded. Every byte read from the source passes the limiter and is counted.
-// Reads of a chunk's size or more go straight to the file. It holds at most
-// two chunks. Safe for concurrent use (reads are serialised).
-type readAhead struct {
+// Limiter limits read bandwidth. One Limiter is shared by every reader it
+// limits (every task of a worker, say).
+type Limiter interface {
+	// WaitN blocks until n bytes may be read, or ctx ends.
+	WaitN(ctx context.Context, n int) error
+}
+
+// ReadAheadOptions configure a ReadAhead.
+type ReadAheadOptions struct {
+	// Chunk is the size of one read; 0 means DefaultReadAhead.
+	Chunk int
+	// Limiter, if set, is passed every byte read from the file.
+	Limiter Limiter
+	// Counter, if set, counts the bytes read from the file.
+	Counter *atomic.Int64
+	// Name names the file in errors.
+	Name string
+}
+
+// ReadAhead is an io.ReaderAt over a file that serves sequential reads (an
+// HFile scanner's block headers and blocks) from large chunks: each miss
+// reads a whole chunk, and the chunk after it is fetched in the background
+// while the current one is decoded, so a scan costs one large read per chunk
+// instead of a round trip per block. Every byte read from the file passes
+// the limiter and is counted. Reads of a chunk's size or more go straight to
+// the file. It holds at most two chunks. Safe for concurrent use (reads are
+// serialised). Call Stop when done with it.
+type ReadAhead struct {
 	ctx   context.Context
 	r     io.ReaderAt
 	size  int64
 	chunk int
 	lim   Limiter
-	ctr   *Counters
+	ctr   *atomic.Int64
 	name  string
 
 	mu      sync.Mutex
@@ -42,22 +64,29 @@ type fetch struct {
 	done chan struct{}
 }
 
-func newReadAhead(ctx context.Context, r io.ReaderAt, size int64, chunk int, lim Limiter, ctr *Counters, name string) *readAhead {
-	if chunk <= 0 {
-		chunk = DefaultReadAhead
+// NewReadAhead returns a ReadAhead over the size bytes of r. Its reads use
+// ctx: once ctx ends, reads that reach r fail.
+func NewReadAhead(ctx context.Context, r io.ReaderAt, size int64, o ReadAheadOptions) *ReadAhead {
+	if o.Chunk <= 0 {
+		o.Chunk = DefaultReadAhead
 	}
-	return &readAhead{ctx: ctx, r: r, size: size, chunk: chunk, lim: lim, ctr: ctr, name: name, curOff: -1}
+	return &ReadAhead{ctx: ctx, r: r, size: size, chunk: o.Chunk, lim: o.Limiter, ctr: o.Counter, name: o.Name, curOff: -1}
 }
 
+// Size is the size of the file read.
+func (a *ReadAhead) Size() int64 { return a.size }
+
 // read reads len(p) bytes at off from the source, through the limiter.
-func (a *readAhead) read(p []byte, off int64) (int, error) {
+func (a *ReadAhead) read(p []byte, off int64) (int, error) {
 	if a.lim != nil {
 		if err := a.lim.WaitN(a.ctx, len(p)); err != nil {
 			return 0, err
 		}
 	}
 	n, err := a.r.ReadAt(p, off)
-	a.ctr.BytesRead.Add(int64(n))
+	if a.ctr != nil {
+		a.ctr.Add(int64(n))
+	}
 	if err == io.EOF && n == len(p) {
 		err = nil
 	}
@@ -68,13 +97,13 @@ func (a *readAhead) read(p []byte, off int64) (int, error) {
 }
 
 // chunkLen is the length of the chunk at off.
-func (a *readAhead) chunkLen(off int64) int {
+func (a *ReadAhead) chunkLen(off int64) int {
 	return int(min(int64(a.chunk), a.size-off))
 }
 
 // start begins fetching the chunk at off in the background, if off lies in
 // the file and no fetch is in flight.
-func (a *readAhead) start(off int64) {
+func (a *ReadAhead) start(off int64) {
 	if off >= a.size || a.next != nil || a.closing {
 		return
 	}
@@ -93,7 +122,7 @@ func (a *readAhead) start(off int64) {
 }
 
 // ReadAt implements io.ReaderAt.
-func (a *readAhead) ReadAt(p []byte, off int64) (int, error) {
+func (a *ReadAhead) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("read %s at offset %d: negative offset", a.name, off)
 	}
@@ -130,7 +159,7 @@ func (a *readAhead) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // load makes the chunk holding pos current and starts fetching the one after.
-func (a *readAhead) load(pos int64) error {
+func (a *ReadAhead) load(pos int64) error {
 	if f := a.next; f != nil {
 		<-f.done
 		a.next = nil
@@ -159,10 +188,10 @@ func (a *readAhead) load(pos int64) error {
 	return nil
 }
 
-// wait stops read-ahead: it waits for a fetch in flight and drops the
+// Stop stops read-ahead: it waits for a fetch in flight and drops the
 // buffers. Later reads still work, one chunk at a time. The underlying file
 // is not closed.
-func (a *readAhead) wait() {
+func (a *ReadAhead) Stop() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.closing = true

@@ -1,0 +1,73 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"rangecopy/fsys"
+)
+
+func TestTokenBucketReserve(t *testing.T) {
+	b, err := NewTokenBucket(1000, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(0, 0)
+	b.now = func() time.Time { return now }
+	b.last = now
+	if w := b.reserve(500); w != 0 {
+		t.Fatalf("full bucket waits %v", w)
+	}
+	if w := b.reserve(100); w != 100*time.Millisecond {
+		t.Fatalf("empty bucket: wait %v, want 100ms", w)
+	}
+	now = now.Add(time.Second) // -100 + 1000, capped at the burst: 500
+	if w := b.reserve(400); w != 0 {
+		t.Fatalf("refilled bucket waits %v", w)
+	}
+	if w := b.reserve(101); w != time.Millisecond {
+		t.Fatalf("wait %v, want 1ms", w)
+	}
+	if _, err := NewTokenBucket(0, 1); err == nil {
+		t.Fatal("zero rate accepted")
+	}
+}
+
+// countingLimiter records what passes it.
+type countingLimiter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingLimiter) WaitN(_ context.Context, n int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += n
+	return nil
+}
+
+// TestLimiterSeesEveryByte checks that both paths pass every source byte
+// through the limiter.
+func TestLimiterSeesEveryByte(t *testing.T) {
+	dir := t.TempDir()
+	p := writeHFile(t, dir, "in", writerOptionsForTest(), manyRows(50))
+	for _, fast := range []bool{true, false} {
+		var lim countingLimiter
+		var ctr Counters
+		run(t, baseTask(t, input(p)), Options{Limiter: &lim, Counters: &ctr, NoFastPath: !fast, ReadAhead: 4096})
+		if lim.n < int(ctr.BytesRead.Load()) || ctr.BytesRead.Load() == 0 {
+			t.Errorf("fast=%v: limiter saw %d bytes, %d read", fast, lim.n, ctr.BytesRead.Load())
+		}
+	}
+	var ctr Counters
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tb, _ := NewTokenBucket(1, 1)
+	err := Run(ctx, baseTask(t, input(p)), Options{Source: fsys.Local{}, Target: fsys.Local{}, Limiter: tb, Counters: &ctr}, (&collector{}).emit)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+}
