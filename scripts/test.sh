@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (make test runs it after make deps): starts the two mini
-# clusters, runs go vet and every test with the race detector against them, and stops the
-# clusters even when something fails. An environment that was already running is used as it
-# is and left running.
+# clusters and the catalog's throwaway MariaDB and PostgreSQL servers
+# (scripts/databases.sh), runs go vet and every test with the race detector against them,
+# and stops the clusters and the databases even when something fails. What was already
+# running is used as it is and left running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,12 +14,25 @@ else
   go run ./testenv/cmd/testenv up
   started=1
 fi
+dbstarted=0
 stop() {
   if [ "$started" = 1 ]; then
     go run ./testenv/cmd/testenv down || true
   fi
+  if [ "$dbstarted" = 1 ]; then
+    bash scripts/databases.sh stop || true
+  fi
 }
 trap stop EXIT
+
+# The catalog suite runs against SQLite and these two servers.
+if bash scripts/databases.sh status; then
+  echo "test: using the catalog databases that are already running"
+else
+  dbstarted=1
+  bash scripts/databases.sh start
+fi
+eval "$(bash scripts/databases.sh env)"
 
 go vet ./...
 # Allocation counts mean nothing under the race detector, so those tests skip
