@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rangecopy/checkpoint"
+	"rangecopy/internal/testsupport"
 	"rangecopy/job"
 	"rangecopy/progress"
 	"rangecopy/testenv"
@@ -128,14 +129,14 @@ func TestCopyKillAndResume(t *testing.T) {
 	if after, _ := loaded(); after != 32 {
 		t.Errorf("checkpoints count %d files loaded in all, want 32", after)
 	}
-	assertSame(t, env, table, table, nil, nil)
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
 	assertFinished(t, env, o, rep)
 }
 
 // hasSnapshot reports whether the source has a snapshot whose name starts with prefix.
 func hasSnapshot(t *testing.T, env *testenv.Env, prefix string) bool {
 	t.Helper()
-	snaps, err := dialCluster(t, env.Source).ListSnapshots(t.Context())
+	snaps, err := testsupport.Dial(t, env.Source).ListSnapshots(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,5 +213,5 @@ func TestCopyInterruptAndResume(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, errb.String())
 	}
 	t.Logf("resumed:\n%s", out.String())
-	assertSame(t, env, table, table, nil, nil)
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
 }
