@@ -123,7 +123,8 @@ func (s *rowScanner) next(ctx context.Context) bool {
 // assertSubset checks every cell of the target table (raw: delete markers
 // too) is a cell of the source table, and returns the number of target
 // cells and rows. Rows are loaded whole (a file ends at a row boundary), so
-// the check goes row by row.
+// the check goes row by row. Raw cells are comparable here because the
+// harness creates both tables with compaction off (see testsupport.Compare).
 func assertSubset(t *testing.T, env *testenv.Env, src, dst string) (cells, rows int) {
 	t.Helper()
 	ctx := t.Context()
