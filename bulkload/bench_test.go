@@ -39,13 +39,13 @@ func BenchmarkLoad(b *testing.B) {
 				f := writeFile(b, s, "t", "f", cells, hfile.WriterOptions{})
 				if resplit {
 					for _, k := range []string{"r00050000", "r00100000", "r00150000"} {
-						if err := cl.Split(testCtx(b), s.table, []byte(k)); err != nil {
+						if err := cl.Split(b.Context(), s.table, []byte(k)); err != nil {
 							b.Fatal(err)
 						}
 					}
 				}
 				b.StartTimer()
-				if err := l.Load(testCtx(b), f); err != nil {
+				if err := l.Load(b.Context(), f); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
@@ -61,7 +61,7 @@ func BenchmarkLoad(b *testing.B) {
 func benchSetup(b *testing.B, cl *testenv.Cluster) *setup {
 	s := &setup{cl: cl, table: newTable(b, cl, "bench", []testenv.Family{{Name: "f"}}, nil), c: dial(b, cl, cl.User), fs: hdfsClient(b, cl, cl.User)}
 	root := "/" + testenv.UniqueName(b, "bench")
-	wd, err := bulkload.OpenWorkDir(testCtx(b), wrapFS(b, s.fs), "job", bulkload.WorkDirOptions{Root: root})
+	wd, err := bulkload.OpenWorkDir(b.Context(), wrapFS(b, s.fs), "job", bulkload.WorkDirOptions{Root: root})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/colinmarc/hdfs/v2"
 
@@ -17,15 +16,9 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
+	"rangecopy/internal/testsupport"
 	"rangecopy/testenv"
 )
-
-// testCtx is a context bounded well below the test timeout.
-func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // testLogger logs to stderr when RANGECOPY_BULKLOAD_DEBUG is set.
 func testLogger() *slog.Logger {
@@ -38,14 +31,7 @@ func testLogger() *slog.Logger {
 // dial connects our HBase client to a cluster as user.
 func dial(t testing.TB, cl *testenv.Cluster, user string) *hbase.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := hbase.Dial(ctx, hbase.Config{ZKQuorum: strings.Split(cl.ZKQuorum, ","), ZNodeParent: cl.ZNodeParent, User: user, Logger: testLogger()})
-	if err != nil {
-		t.Fatalf("dial %s: %v", cl.Name, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return testsupport.DialWith(t, cl, hbase.Config{User: user, Logger: testLogger()})
 }
 
 // wrapFS is the fsys.FS of an HDFS client.
@@ -87,7 +73,7 @@ func newSetup(t *testing.T, prefix string, fams []testenv.Family, splits [][]byt
 	cl := env.Target
 	s := &setup{cl: cl, table: newTable(t, cl, prefix, fams, splits), c: dial(t, cl, cl.User), fs: hdfsClient(t, cl, cl.User)}
 	root := "/" + testenv.UniqueName(t, "bulkload") + "/.rangecopy"
-	wd, err := bulkload.OpenWorkDir(testCtx(t), wrapFS(t, s.fs), "job1", bulkload.WorkDirOptions{Root: root})
+	wd, err := bulkload.OpenWorkDir(t.Context(), wrapFS(t, s.fs), "job1", bulkload.WorkDirOptions{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +88,7 @@ func (s *setup) loader(t testing.TB, mod func(*bulkload.LoaderConfig)) *bulkload
 	if mod != nil {
 		mod(&cfg)
 	}
-	l, err := bulkload.NewLoader(testCtx(t), cfg)
+	l, err := bulkload.NewLoader(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +130,7 @@ func genCells(fam, prefix string, from, to int) []*hfile.Cell {
 // writeFile writes cells as an HFile into the task's family folder.
 func writeFile(t testing.TB, s *setup, task, fam string, cells []*hfile.Cell, opts hfile.WriterOptions) bulkload.File {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := t.Context()
 	name, fw, err := s.wd.Create(ctx, task, fam)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +175,7 @@ func harnessStrings(cells []testenv.Cell) []string {
 // the cells written.
 func checkTable(t *testing.T, s *setup, want []*hfile.Cell) {
 	t.Helper()
-	got, err := s.cl.Scan(testCtx(t), s.table, testenv.ScanSpec{Raw: true})
+	got, err := s.cl.Scan(t.Context(), s.table, testenv.ScanSpec{Raw: true})
 	if err != nil {
 		t.Fatal(err)
 	}

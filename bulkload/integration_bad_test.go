@@ -16,7 +16,7 @@ import (
 // putFile writes raw bytes as a file of the task's family folder.
 func putFile(t *testing.T, s *setup, task, fam string, data []byte) string {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := t.Context()
 	name, fw, err := s.wd.Create(ctx, task, fam)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func hfileBytes(t *testing.T, cells []*hfile.Cell, opts hfile.WriterOptions) []b
 func TestIntegrationBadInput(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t, "bad", fams, [][]byte{[]byte("r0100")})
-	ctx := testCtx(t)
+	ctx := t.Context()
 	l := s.loader(t, func(c *bulkload.LoaderConfig) { c.VerifyCells = true })
 
 	simple := func(fam string, n int) []*hfile.Cell {

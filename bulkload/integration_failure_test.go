@@ -16,7 +16,7 @@ import (
 func TestIntegrationRegionServerStopped(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t, "rsstop", fams, [][]byte{[]byte("r0100"), []byte("r0200")})
-	ctx := testCtx(t)
+	ctx := t.Context()
 	rs, err := s.cl.StartRegionServer(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ var fams = []testenv.Family{{Name: "f", MaxVersions: 10}, {Name: "g", MaxVersion
 func TestIntegrationLoad(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t, "load", fams, [][]byte{[]byte("r0100"), []byte("r0200")})
-	ctx := testCtx(t)
+	ctx := t.Context()
 	l := s.loader(t, nil)
 	var want []*hfile.Cell
 	var files []bulkload.File

@@ -22,7 +22,7 @@ func TestIntegrationNonSuperuser(t *testing.T) {
 	t.Parallel()
 	env := testenv.Get(t)
 	cl := env.Target
-	ctx := testCtx(t)
+	ctx := t.Context()
 	const user = "rcuser"
 	super := hdfsClient(t, cl, cl.User)
 	top := "/" + testenv.UniqueName(t, "home")
@@ -101,7 +101,7 @@ func TestIntegrationNonSuperuser(t *testing.T) {
 func TestIntegrationRefused(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t, "refused", fams, nil)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	cells := genCells("f", "r", 0, 20)
 	f := writeFile(t, s, "t", "f", cells, hfile.WriterOptions{})
 	if err := s.fs.Chmod(f.Path, 0o644); err != nil {

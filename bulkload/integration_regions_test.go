@@ -13,7 +13,7 @@ import (
 func TestIntegrationLoadAfterSplit(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t, "split", fams, [][]byte{[]byte("r0500")})
-	ctx := testCtx(t)
+	ctx := t.Context()
 	// The parts take the settings of the table's families (see
 	// TestPartOptions), whatever the file being split was written with.
 	l := s.loader(t, nil)
@@ -56,7 +56,7 @@ func TestIntegrationLoadAfterSplit(t *testing.T) {
 func TestIntegrationLoadAfterMove(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t, "move", fams, [][]byte{[]byte("r0100")})
-	ctx := testCtx(t)
+	ctx := t.Context()
 	l := s.loader(t, nil)
 	first := genCells("g", "r", 0, 50)
 	if err := l.Load(ctx, writeFile(t, s, "t1", "g", first, hfile.WriterOptions{})); err != nil {

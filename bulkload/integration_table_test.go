@@ -21,7 +21,7 @@ import (
 func TestIntegrationEnsureTable(t *testing.T) {
 	t.Parallel()
 	env := testenv.Get(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	srcFams := []testenv.Family{
 		{Name: "a", MaxVersions: 5, Compression: "GZ", Encoding: "FAST_DIFF", Bloom: "ROWCOL", BlockSize: 32768,
 			TTL: 86400, KeepDeletedCells: true, InMemory: true, Scope: 1},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rangecopy/hbase"
+	"rangecopy/internal/testsupport"
 	"rangecopy/testenv"
 )
 
@@ -99,17 +100,6 @@ func newTarget(t *testing.T, env *testenv.Env) string {
 	return env.Target.NewTable(t, "dst", sampleFamilies, targetSplits())
 }
 
-// dialHBase opens rangecopy's HBase client on a test cluster for the test.
-func dialHBase(t *testing.T, c *testenv.Cluster) *hbase.Client {
-	t.Helper()
-	cl, err := hbase.Dial(t.Context(), hbase.Config{ZKQuorum: []string{c.ZKQuorum}, ZNodeParent: c.ZNodeParent, User: c.User})
-	if err != nil {
-		t.Fatalf("connect to the %s cluster: %v", c.Name, err)
-	}
-	t.Cleanup(func() { cl.Close() })
-	return cl
-}
-
 // rowScanner reads a table row by row.
 type rowScanner struct {
 	sc  *hbase.Scanner
@@ -130,64 +120,16 @@ func (s *rowScanner) next(ctx context.Context) bool {
 	return s.ok
 }
 
-// assertSame compares what readers see of the source table and of the
-// target table, cell for cell: every version of every visible cell, in
-// order. (Not raw cells: the target's region servers may compact loaded
-// files, or the daughters of a split, and drop delete markers with the cells
-// they mask, as a compaction of the source would.) It streams both tables
-// and returns the number of cells.
-func assertSame(t *testing.T, env *testenv.Env, src, dst string) int {
-	t.Helper()
-	ctx := t.Context()
-	a := newRowScanner(dialHBase(t, env.Source), src, false)
-	b := newRowScanner(dialHBase(t, env.Target), dst, false)
-	n, rows := 0, 0
-	for {
-		okA, okB := a.next(ctx), b.next(ctx)
-		if !okA || !okB {
-			if err := a.sc.Err(); err != nil {
-				t.Fatalf("scan source %s: %v", src, err)
-			}
-			if err := b.sc.Err(); err != nil {
-				t.Fatalf("scan target %s: %v", dst, err)
-			}
-			if okA {
-				t.Fatalf("after %d equal rows, the target ends; the source goes on with row %q", rows, a.cur.Row)
-			}
-			if okB {
-				t.Fatalf("after %d equal rows, the source ends; the target goes on with row %q", rows, b.cur.Row)
-			}
-			break
-		}
-		ca, cb := a.cur.Cells, b.cur.Cells
-		for i := 0; i < len(ca) || i < len(cb); i++ {
-			switch {
-			case i >= len(ca):
-				t.Fatalf("row %d: the target has an extra cell %v", rows, cb[i])
-			case i >= len(cb):
-				t.Fatalf("row %d: the target lacks cell %v", rows, ca[i])
-			case !ca[i].Equal(cb[i]):
-				t.Fatalf("row %d, cell %d differs: source %v, target %v", rows, i, ca[i], cb[i])
-			}
-		}
-		n += len(ca)
-		rows++
-	}
-	if rows == 0 {
-		t.Fatalf("source table %s holds no rows", src)
-	}
-	return n
-}
-
 // assertSubset checks every cell of the target table (raw: delete markers
 // too) is a cell of the source table, and returns the number of target
 // cells and rows. Rows are loaded whole (a file ends at a row boundary), so
-// the check goes row by row.
+// the check goes row by row. Raw cells are comparable here because the
+// harness creates both tables with compaction off (see testsupport.Compare).
 func assertSubset(t *testing.T, env *testenv.Env, src, dst string) (cells, rows int) {
 	t.Helper()
 	ctx := t.Context()
-	a := newRowScanner(dialHBase(t, env.Source), src, true)
-	b := newRowScanner(dialHBase(t, env.Target), dst, true)
+	a := newRowScanner(testsupport.Dial(t, env.Source), src, true)
+	b := newRowScanner(testsupport.Dial(t, env.Target), dst, true)
 	okA := a.next(ctx)
 	for b.next(ctx) {
 		for okA && bytes.Compare(a.cur.Row, b.cur.Row) < 0 {

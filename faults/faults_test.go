@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/internal/testsupport"
 	"rangecopy/progress"
 	"rangecopy/testenv"
 )
@@ -27,15 +28,15 @@ func started(t *testing.T) (*testenv.Env, *rig, string, string) {
 }
 
 // finish waits for the job, checks it was done exactly once and compares
-// the tables, and returns the job's status and the number of files loaded
-// twice.
+// the tables (every version of every visible cell), and returns the job's
+// status and the number of files loaded twice.
 func finish(t *testing.T, env *testenv.Env, r *rig, src, dst string) (jobStatus, int) {
 	t.Helper()
 	if err := r.wait(); err != nil {
 		t.Fatalf("job %s did not finish: %v", r.job, err)
 	}
 	s := r.assertDoneOnce()
-	n := assertSame(t, env, src, dst)
+	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: src, TargetTable: dst, Mode: testsupport.Visible}).Cells
 	dup := r.logLoads(s)
 	t.Logf("source and target equal: %d cells (every version of every visible cell)", n)
 	return s, dup
@@ -243,7 +244,7 @@ func TestSourceDataNodeStops(t *testing.T) {
 	}
 	restart()
 	s := r.assertDoneOnce()
-	n := assertSame(t, env, src, dst)
+	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: src, TargetTable: dst, Mode: testsupport.Visible}).Cells
 	r.logLoads(s)
 	after := len(r.loads()) - first
 	if after == 0 {

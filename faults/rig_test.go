@@ -15,6 +15,7 @@ import (
 	"github.com/colinmarc/hdfs/v2"
 
 	"rangecopy/hbase"
+	"rangecopy/internal/testsupport"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
@@ -411,7 +412,7 @@ func (r *rig) cleanedUp() bool {
 func (r *rig) leftovers() []string {
 	r.t.Helper()
 	if r.srcHBase == nil {
-		r.srcHBase = dialHBase(r.t, r.env.Source)
+		r.srcHBase = testsupport.Dial(r.t, r.env.Source)
 		r.tgtHDFS = r.env.Target.HDFS(r.t, "")
 	}
 	var out []string

@@ -1,6 +1,7 @@
 package hbase_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // enables and deletes it.
 func TestIntegrationTableLifecycle(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := testenv.UniqueName(t, "life")
 		fam := hbase.FamilyDescriptor{Name: "f", MaxVersions: 4, MinVersions: 1, TTL: 86400, Compression: "GZ",
 			DataBlockEncoding: "FAST_DIFF", BloomFilter: "ROWCOL", BlockSize: 32768, KeepDeletedCells: "TRUE",
@@ -24,7 +25,7 @@ func TestIntegrationTableLifecycle(t *testing.T) {
 		if err := c.CreateTable(ctx, hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{fam, plain}}, splits); err != nil {
 			t.Fatalf("CreateTable: %v", err)
 		}
-		t.Cleanup(func() { cl.DeleteTable(testCtx(t), table) })
+		t.Cleanup(func() { cl.DeleteTable(context.Background(), table) })
 		if err := c.CreateTable(ctx, hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{plain}}, nil); !errors.Is(err, hbase.ErrTableExists) {
 			t.Errorf("CreateTable twice: err = %v, want ErrTableExists", err)
 		}
@@ -121,7 +122,7 @@ func TestIntegrationTableLifecycle(t *testing.T) {
 // TestIntegrationDescribeHarnessTable reads a schema HBase's Java admin wrote.
 func TestIntegrationDescribeHarnessTable(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "desc", []testenv.Family{{Name: "x", MaxVersions: 7, Compression: "GZ", Encoding: "PREFIX",
 			Bloom: "NONE", BlockSize: 16384, TTL: 3600, KeepDeletedCells: true, InMemory: true, Scope: 1}}, nil)
 		d, err := c.TableDescriptor(ctx, table)
@@ -138,7 +139,7 @@ func TestIntegrationDescribeHarnessTable(t *testing.T) {
 
 func TestIntegrationSnapshots(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "snap", []testenv.Family{{Name: "f"}}, [][]byte{[]byte("m")})
 		if err := c.Put(ctx, table, hbase.NewPut([]byte("a")).Add([]byte("f"), nil, hbase.LatestTimestamp, []byte("v"))); err != nil {
 			t.Fatal(err)
@@ -147,7 +148,7 @@ func TestIntegrationSnapshots(t *testing.T) {
 		if err := c.CreateSnapshot(ctx, table, name); err != nil {
 			t.Fatalf("CreateSnapshot: %v", err)
 		}
-		t.Cleanup(func() { cl.DeleteSnapshot(testCtx(t), name) })
+		t.Cleanup(func() { cl.DeleteSnapshot(context.Background(), name) })
 		snaps, err := c.ListSnapshots(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -174,7 +175,7 @@ func TestIntegrationSnapshots(t *testing.T) {
 
 func TestIntegrationRegionServers(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		st, err := cl.Status(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -205,7 +206,7 @@ func TestIntegrationManyRegions(t *testing.T) {
 	env := testenv.Get(t)
 	cl := env.Source
 	c := dialCluster(t, cl)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	table := testenv.UniqueName(t, "many")
 	var splits [][]byte
 	for i := 1; i < 150; i++ {
@@ -214,7 +215,7 @@ func TestIntegrationManyRegions(t *testing.T) {
 	if err := c.CreateTable(ctx, hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f"}}}, splits); err != nil {
 		t.Fatalf("CreateTable: %v", err)
 	}
-	t.Cleanup(func() { cl.DeleteTable(testCtx(t), table) })
+	t.Cleanup(func() { cl.DeleteTable(context.Background(), table) })
 	regions, err := c.Regions(ctx, table)
 	if err != nil {
 		t.Fatal(err)

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"rangecopy/hbase"
+	"rangecopy/internal/testsupport"
 	"rangecopy/testenv"
 )
 
@@ -21,11 +21,7 @@ func benchTable(b *testing.B, prefix string) (*testenv.Cluster, *hbase.Client, s
 	cl := env.Source
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := hbase.Dial(ctx, hbase.Config{ZKQuorum: strings.Split(cl.ZKQuorum, ","), ZNodeParent: cl.ZNodeParent})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
+	c := testsupport.Dial(b, cl)
 	table := testenv.UniqueName(b, prefix)
 	if err := cl.CreateTable(ctx, table, []testenv.Family{{Name: "f"}}, [][]byte{[]byte("r4"), []byte("r8"), []byte("rc")}); err != nil {
 		b.Fatal(err)

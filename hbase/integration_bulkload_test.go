@@ -15,7 +15,7 @@ import (
 func storeFiles(t *testing.T, cl *testenv.Cluster, table, family string) []string {
 	t.Helper()
 	dir := cl.RootDirPath() + "/data/default/" + table
-	res, err := cl.RunTool(testCtx(t), "org.apache.hadoop.fs.FsShell", []string{"-ls", "-R", dir}, nil)
+	res, err := cl.RunTool(t.Context(), "org.apache.hadoop.fs.FsShell", []string{"-ls", "-R", dir}, nil)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("ls %s: %v %+v", dir, err, res)
 	}
@@ -38,7 +38,7 @@ func storeFiles(t *testing.T, cl *testenv.Cluster, table, family string) []strin
 // rows with HBase's Java client; then checks both kinds of refusal.
 func TestIntegrationBulkLoad(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		src := newTable(t, cl, "bulksrc", []testenv.Family{{Name: "f"}}, nil)
 		var cells []testenv.Cell
 		for i := 0; i < 100; i++ {

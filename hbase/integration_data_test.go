@@ -13,7 +13,7 @@ import (
 
 func TestIntegrationRegionsMatchMeta(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		splits := [][]byte{[]byte("g"), []byte("n"), []byte("t")}
 		table := newTable(t, cl, "regions", []testenv.Family{{Name: "f"}}, splits)
 		want, err := cl.Regions(ctx, table)
@@ -47,7 +47,7 @@ func TestIntegrationRegionsMatchMeta(t *testing.T) {
 
 func TestIntegrationGetScanHarnessRows(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "getscan", []testenv.Family{{Name: "f", MaxVersions: 3}}, [][]byte{[]byte("r050")})
 		var cells []testenv.Cell
 		for i := 0; i < 100; i++ {
@@ -86,7 +86,7 @@ func TestIntegrationGetScanHarnessRows(t *testing.T) {
 
 func TestIntegrationGetMany(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "getmany", []testenv.Family{{Name: "f", MaxVersions: 3}}, [][]byte{[]byte("r3"), []byte("r6")})
 		var cells []testenv.Cell
 		for i := 0; i < 9; i++ {
@@ -127,7 +127,7 @@ func TestIntegrationGetMany(t *testing.T) {
 // shared connections; every answer must belong to its own call.
 func TestIntegrationConcurrentCalls(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "conc", []testenv.Family{{Name: "f"}}, [][]byte{[]byte("w4")})
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)

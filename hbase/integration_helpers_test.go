@@ -1,34 +1,20 @@
 package hbase_test
 
 import (
-	"context"
 	"log/slog"
 	"os"
-	"strings"
 	"testing"
-	"time"
 
 	"rangecopy/hbase"
+	"rangecopy/internal/testsupport"
 	"rangecopy/testenv"
 )
 
-// dialCluster connects our client to a test cluster and closes it at the end
-// of the test.
+// dialCluster connects our client to a test cluster, with the package's
+// debug logger, and closes it at the end of the test.
 func dialCluster(t *testing.T, cl *testenv.Cluster) *hbase.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := hbase.Dial(ctx, hbase.Config{
-		ZKQuorum:    strings.Split(cl.ZKQuorum, ","),
-		ZNodeParent: cl.ZNodeParent,
-		User:        cl.User,
-		Logger:      testLogger(),
-	})
-	if err != nil {
-		t.Fatalf("dial %s: %v", cl.Name, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return testsupport.DialWith(t, cl, hbase.Config{Logger: testLogger()})
 }
 
 // bothClusters runs f as a parallel subtest on source and target.
@@ -40,13 +26,6 @@ func bothClusters(t *testing.T, f func(t *testing.T, cl *testenv.Cluster, c *hba
 			f(t, cl, dialCluster(t, cl))
 		})
 	}
-}
-
-// testCtx is a context bounded well below the test timeout.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // newTable creates a table with the harness (HBase's own admin client) and

@@ -37,7 +37,7 @@ func ourKeys(results []hbase.Result) []string {
 
 func scanAll(t *testing.T, c *hbase.Client, table string, s hbase.Scan) []hbase.Result {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := t.Context()
 	sc := c.Scan(table, s)
 	defer sc.Close(ctx)
 	var out []hbase.Result
@@ -67,7 +67,7 @@ func equalKeys(t *testing.T, what string, got, want []string) {
 // own Java client.
 func TestIntegrationPutBatchReadByJava(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "put", []testenv.Family{{Name: "f", MaxVersions: 5}, {Name: "g"}},
 			[][]byte{[]byte("row100"), []byte("row200"), []byte("row300")})
 		if err := c.Put(ctx, table, hbase.NewPut([]byte("single")).Add([]byte("f"), []byte("q"), 7, []byte("one"))); err != nil {
@@ -99,7 +99,7 @@ func TestIntegrationPutBatchReadByJava(t *testing.T) {
 // checks the markers and the visible data with HBase's Java client.
 func TestIntegrationDeleteKinds(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "del", []testenv.Family{{Name: "f", MaxVersions: 10}}, nil)
 		var cells []testenv.Cell
 		for _, row := range []string{"a", "b", "c", "d", "e"} {
@@ -174,7 +174,7 @@ func TestIntegrationDeleteKinds(t *testing.T) {
 // stop row handling against HBase's Java client.
 func TestIntegrationScanOptions(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "scanopt", []testenv.Family{{Name: "f", MaxVersions: 5}, {Name: "g"}}, [][]byte{[]byte("m")})
 		var cells []testenv.Cell
 		for _, row := range []string{"a", "k", "m", "z"} {

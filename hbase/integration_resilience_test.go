@@ -1,11 +1,14 @@
 package hbase_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"rangecopy/hbase"
+	"rangecopy/internal/testsupport"
 	"rangecopy/testenv"
 )
 
@@ -15,14 +18,14 @@ func putRows(t *testing.T, c *hbase.Client, table string, rows []string, value s
 	for _, r := range rows {
 		muts = append(muts, hbase.NewPut([]byte(r)).Add([]byte("f"), []byte("q"), hbase.LatestTimestamp, []byte(value+r)))
 	}
-	if err := c.Apply(testCtx(t), table, muts); err != nil {
+	if err := c.Apply(t.Context(), table, muts); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
 }
 
 func getValue(t *testing.T, c *hbase.Client, table, row string) string {
 	t.Helper()
-	res, err := c.Get(testCtx(t), table, hbase.Get{Row: []byte(row)})
+	res, err := c.Get(t.Context(), table, hbase.Get{Row: []byte(row)})
 	if err != nil {
 		t.Fatalf("Get %s: %v", row, err)
 	}
@@ -37,7 +40,7 @@ func getValue(t *testing.T, c *hbase.Client, table, row string) string {
 // reads, writes and scans find the regions again.
 func TestIntegrationCacheAfterMoveAndSplit(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "move", []testenv.Family{{Name: "f"}}, [][]byte{[]byte("m")})
 		rows := []string{"a", "c", "e", "g", "n", "p", "r"}
 		putRows(t, c, table, rows, "1")
@@ -94,7 +97,11 @@ func TestIntegrationCacheAfterMoveAndSplit(t *testing.T) {
 func TestIntegrationRideOutRegionServerStop(t *testing.T) {
 	env := testenv.Get(t)
 	cl := env.Source
-	ctx := testCtx(t)
+	// Bounded: the patient client below retries until its context ends,
+	// so a region that never comes back fails the test here, with the
+	// Get's error, instead of hanging it to the binary's timeout.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
 	c := dialCluster(t, cl)
 	table := newTable(t, cl, "ride", []testenv.Family{{Name: "f"}}, nil)
 	putRows(t, c, table, []string{"a", "b"}, "v")
@@ -120,13 +127,9 @@ func TestIntegrationRideOutRegionServerStop(t *testing.T) {
 	if v := getValue(t, c, table, "a"); v != "va" {
 		t.Fatal(v)
 	}
-	// A client that retries until the test's deadline, with the doomed
+	// A client that retries until ctx's deadline, with the doomed
 	// server cached and connected.
-	patient, err := hbase.Dial(ctx, hbase.Config{ZKQuorum: strings.Split(cl.ZKQuorum, ","), ZNodeParent: cl.ZNodeParent, MaxAttempts: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer patient.Close()
+	patient := testsupport.DialWith(t, cl, hbase.Config{MaxAttempts: 1 << 20})
 	if v := getValue(t, patient, table, "a"); v != "va" {
 		t.Fatal(v)
 	}
@@ -158,7 +161,7 @@ func TestIntegrationRideOutRegionServerStop(t *testing.T) {
 // name what was unknown.
 func TestIntegrationUnknownTableAndFamily(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		missing := testenv.UniqueName(t, "missing")
 		_, err := c.Get(ctx, missing, hbase.Get{Row: []byte("r")})
 		if !errors.Is(err, hbase.ErrTableNotFound) || !strings.Contains(err.Error(), missing) {
@@ -213,7 +216,7 @@ func TestIntegrationUnknownTableAndFamily(t *testing.T) {
 // between two batches; the scan goes on after the last row it returned.
 func TestIntegrationScannerSurvivesMove(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "scanmove", []testenv.Family{{Name: "f"}}, nil)
 		var rows []string
 		for i := 0; i < 10; i++ {
@@ -249,7 +252,7 @@ func TestIntegrationScannerSurvivesMove(t *testing.T) {
 // a batch limit is in the middle of a wide row; no cell is lost or repeated.
 func TestIntegrationBatchScannerSurvivesMove(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "batchmove", []testenv.Family{{Name: "f"}}, nil)
 		var muts []*hbase.Mutation
 		var want []string
@@ -289,7 +292,7 @@ func TestIntegrationBatchScannerSurvivesMove(t *testing.T) {
 
 func TestIntegrationLocate(t *testing.T) {
 	bothClusters(t, func(t *testing.T, cl *testenv.Cluster, c *hbase.Client) {
-		ctx := testCtx(t)
+		ctx := t.Context()
 		table := newTable(t, cl, "locate", []testenv.Family{{Name: "f"}}, [][]byte{[]byte("k")})
 		for row, start := range map[string]string{"": "", "a": "", "k": "k", "zz": "k"} {
 			r, err := c.Locate(ctx, table, []byte(row))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"rangecopy/cluster"
-	"rangecopy/hbase"
+	"rangecopy/internal/testsupport"
 	"rangecopy/job"
 	"rangecopy/progress"
 	"rangecopy/registry"
@@ -53,17 +53,6 @@ func openRegistry(t *testing.T, env *testenv.Env, root string) *registry.Registr
 	}
 	t.Cleanup(reg.Close)
 	return reg
-}
-
-// dialCluster opens our HBase client on a test cluster.
-func dialCluster(t *testing.T, c *testenv.Cluster) *hbase.Client {
-	t.Helper()
-	cl, err := hbase.Dial(t.Context(), hbase.Config{ZKQuorum: []string{c.ZKQuorum}, ZNodeParent: c.ZNodeParent, User: c.User})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cl.Close() })
-	return cl
 }
 
 // binaryRows are the sample's row keys: binary, with 0x00 and 0xFF bytes.
@@ -154,48 +143,13 @@ func dropTargetLater(t *testing.T, env *testenv.Env, table string) {
 	t.Cleanup(func() { env.Target.DeleteTable(context.Background(), table) })
 }
 
-// assertSame compares the source's raw scan of [start, stop) with the
-// target table's raw scan of the same range, cell for cell, and returns the
-// number of cells. A target table holding cells outside the range fails too.
-func assertSame(t *testing.T, env *testenv.Env, srcTable, dstTable string, start, stop []byte) int {
-	t.Helper()
-	ctx := t.Context()
-	src, err := env.Source.Scan(ctx, srcTable, testenv.ScanSpec{Raw: true, StartRow: start, StopRow: stop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, err := env.Target.Scan(ctx, dstTable, testenv.ScanSpec{Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(src) == 0 {
-		t.Fatalf("source range [%x, %x) of %s holds no cells", start, stop, srcTable)
-	}
-	for i := 0; i < len(src) && i < len(dst); i++ {
-		a, b := src[i], dst[i]
-		if !bytes.Equal(a.Row, b.Row) || !bytes.Equal(a.Family, b.Family) || !bytes.Equal(a.Qualifier, b.Qualifier) ||
-			a.Timestamp != b.Timestamp || a.Type != b.Type || !bytes.Equal(a.Value, b.Value) {
-			for j := max(0, i-3); j < min(len(src), len(dst), i+4); j++ {
-				t.Logf("%d: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", j, src[j].Row, src[j].Family, src[j].Qualifier, src[j].Timestamp, src[j].Type,
-					dst[j].Row, dst[j].Family, dst[j].Qualifier, dst[j].Timestamp, dst[j].Type)
-			}
-			t.Fatalf("cell %d differs: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", i,
-				a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type, b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type)
-		}
-	}
-	if len(src) != len(dst) {
-		t.Fatalf("source range has %d cells, target table %d", len(src), len(dst))
-	}
-	return len(src)
-}
-
 // assertFinished checks a done job left no snapshot and no work folder.
 func assertFinished(t *testing.T, env *testenv.Env, o Options, rep progress.Report) {
 	t.Helper()
 	if rep.Status != "done" || rep.TasksDone != rep.Tasks || rep.TasksFailed != 0 {
 		t.Fatalf("report: %+v", rep)
 	}
-	snaps, err := dialCluster(t, env.Source).ListSnapshots(t.Context())
+	snaps, err := testsupport.Dial(t, env.Source).ListSnapshots(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/internal/testsupport"
 	"rangecopy/job"
 	"rangecopy/registry"
 	"rangecopy/testenv"
@@ -147,7 +148,7 @@ func TestDetachedJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState(t, reg, id, 3*time.Minute, registry.JobDone)
-	n := assertSame(t, env, table, table, nil, nil)
+	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw}).Cells
 	rep, ok, err := LoadReport(t.Context(), reg, id)
 	if err != nil || !ok {
 		t.Fatalf("report: %v, %v", ok, err)
@@ -203,7 +204,7 @@ func TestDetachedJobCancel(t *testing.T) {
 	if want := "cancelled: 0 of 4 tasks done"; len(j.Message) < len(want) || j.Message[:len(want)] != want {
 		t.Errorf("message %q", j.Message)
 	}
-	snaps, err := dialCluster(t, env.Source).ListSnapshots(t.Context())
+	snaps, err := testsupport.Dial(t, env.Source).ListSnapshots(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,5 +299,5 @@ func TestDetachedJobRetriesThenPauses(t *testing.T) {
 	}
 	f.worker("w1", 2)
 	waitState(t, reg, id, 2*time.Minute, registry.JobDone)
-	assertSame(t, env, table, table, nil, nil)
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
 }

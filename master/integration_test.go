@@ -10,6 +10,7 @@ import (
 
 	"rangecopy/bulkload"
 	"rangecopy/hbase"
+	"rangecopy/internal/testsupport"
 	"rangecopy/job"
 	"rangecopy/testenv"
 )
@@ -28,7 +29,7 @@ func TestCopyWholeTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("copy: %v (report %+v)", err, rep)
 	}
-	n := assertSame(t, env, table, table, nil, nil)
+	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw}).Cells
 	assertFinished(t, env, o, rep)
 	t.Logf("copied %d cells: %d tasks, %d files loaded, %d bytes read in %.1f s", n, rep.Tasks, rep.FilesLoaded, rep.BytesRead, rep.Seconds)
 	// At least a file per region and family; a store's flushes with no
@@ -67,7 +68,7 @@ func TestCopyRanges(t *testing.T) {
 			if err != nil {
 				t.Fatalf("copy: %v", err)
 			}
-			n := assertSame(t, env, table, target, tc.start, tc.stop)
+			n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: target, StartRow: tc.start, StopRow: tc.stop, Mode: testsupport.Raw}).Cells
 			assertFinished(t, env, o, rep)
 			t.Logf("range [%x, %x): %d cells, %d tasks, %d files", tc.start, tc.stop, n, rep.Tasks, rep.FilesLoaded)
 		})
@@ -108,7 +109,7 @@ func TestCopyIncrementalTime(t *testing.T) {
 	if rep2.FilesPruned != 8 {
 		t.Errorf("second copy pruned %d files unread, want the 8 files of the first round", rep2.FilesPruned)
 	}
-	n := assertSame(t, env, table, table, nil, nil)
+	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw}).Cells
 	t.Logf("two runs: %d cells in the end; second run read %d bytes, pruned %d files", n, rep2.BytesRead, rep2.FilesPruned)
 }
 
@@ -128,7 +129,7 @@ func TestCopyTargetSplitDifferently(t *testing.T) {
 	if err != nil {
 		t.Fatalf("copy: %v", err)
 	}
-	assertSame(t, env, table, target, nil, nil)
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: target, Mode: testsupport.Raw})
 	assertFinished(t, env, o, rep)
 	if rep.FilesLoaded <= 8 {
 		t.Errorf("%d files loaded; the target's 6 regions should cut the 4 source regions' output into more than 8", rep.FilesLoaded)
@@ -191,7 +192,7 @@ func TestCopyBadInput(t *testing.T) {
 			}
 			t.Logf("error: %v", err)
 			// Nothing created, nothing registered.
-			if _, err := dialCluster(t, env.Target).TableDescriptor(t.Context(), o.Spec.Target()); o.Spec.Target() != partial && !errors.Is(err, hbase.ErrTableNotFound) {
+			if _, err := testsupport.Dial(t, env.Target).TableDescriptor(t.Context(), o.Spec.Target()); o.Spec.Target() != partial && !errors.Is(err, hbase.ErrTableNotFound) {
 				t.Errorf("target table %s exists after a failed copy (err %v)", o.Spec.Target(), err)
 			}
 			reg := openRegistry(t, env, o.ZKRoot)
@@ -223,7 +224,7 @@ func TestCopyDryRun(t *testing.T) {
 			t.Errorf("plan does not say %q", w)
 		}
 	}
-	client := dialCluster(t, env.Target)
+	client := testsupport.Dial(t, env.Target)
 	if _, err := client.TableDescriptor(t.Context(), target); !errors.Is(err, hbase.ErrTableNotFound) {
 		t.Errorf("dry run created target table %s (err %v)", target, err)
 	}
@@ -231,7 +232,7 @@ func TestCopyDryRun(t *testing.T) {
 	if jobs, err := reg.Jobs(t.Context()); err != nil || len(jobs) != 0 {
 		t.Errorf("dry run registered jobs %v (err %v)", jobs, err)
 	}
-	snaps, err := dialCluster(t, env.Source).ListSnapshots(context.Background())
+	snaps, err := testsupport.Dial(t, env.Source).ListSnapshots(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestCopyResumePlanning(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	assertSame(t, env, table, table, nil, nil)
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
 	assertFinished(t, env, o, rep)
 	if hasSnapshot(t, env, SnapshotName(id)+"-1") {
 		t.Errorf("snapshot of the resumed job left behind")
@@ -305,31 +306,8 @@ func TestCopyFamilies(t *testing.T) {
 		t.Fatalf("copy: %v", err)
 	}
 	assertFinished(t, env, o, rep)
-	src, err := env.Source.Scan(t.Context(), table, testenv.ScanSpec{Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []testenv.Cell
-	for _, c := range src {
-		if string(c.Family) == "cf1" {
-			want = append(want, c)
-		}
-	}
-	got, err := env.Target.Scan(t.Context(), target, testenv.ScanSpec{Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) || len(want) == 0 {
-		t.Fatalf("target holds %d cells, want the source's %d cells of cf1", len(got), len(want))
-	}
-	for i := range want {
-		a, b := want[i], got[i]
-		if !bytes.Equal(a.Row, b.Row) || !bytes.Equal(a.Qualifier, b.Qualifier) || string(b.Family) != "cf1" ||
-			a.Timestamp != b.Timestamp || a.Type != b.Type || !bytes.Equal(a.Value, b.Value) {
-			t.Fatalf("cell %d differs: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", i,
-				a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type, b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type)
-		}
-	}
+	// The target holds the source's cf1 and nothing else.
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: target, Families: []string{"cf1"}, Mode: testsupport.Raw})
 	// At least one file per region; a store's flushes with no timestamp
 	// in common are copied as they are, one file each.
 	if rep.FilesLoaded < 4 {
@@ -359,7 +337,7 @@ func TestCopyCreatesTargetNamespace(t *testing.T) {
 	if rep.CreatedNamespace != ns {
 		t.Errorf("report says it created namespace %q, want %q", rep.CreatedNamespace, ns)
 	}
-	n := assertSame(t, env, table, table, nil, nil)
+	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw}).Cells
 	assertFinished(t, env, o, rep)
 	t.Logf("%d cells copied into %s, namespace created", n, table)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rangecopy/checkpoint"
+	"rangecopy/internal/testsupport"
 	"rangecopy/job"
 	"rangecopy/progress"
 	"rangecopy/testenv"
@@ -116,7 +117,7 @@ func TestCopyKillAndResume(t *testing.T) {
 	if after, _ := loaded(); after != 32 {
 		t.Errorf("checkpoints count %d files loaded in all, want 32", after)
 	}
-	assertSame(t, env, table, table, nil, nil)
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
 	assertFinished(t, env, o, rep)
 }
 
@@ -128,7 +129,7 @@ const processBound = 5 * time.Minute
 // hasSnapshot reports whether the source has a snapshot whose name starts with prefix.
 func hasSnapshot(t *testing.T, env *testenv.Env, prefix string) bool {
 	t.Helper()
-	snaps, err := dialCluster(t, env.Source).ListSnapshots(t.Context())
+	snaps, err := testsupport.Dial(t, env.Source).ListSnapshots(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,5 +197,5 @@ func TestCopyInterruptAndResume(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, errb)
 	}
 	t.Logf("resumed:\n%s", out)
-	assertSame(t, env, table, table, nil, nil)
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
 }

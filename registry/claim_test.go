@@ -12,7 +12,7 @@ import (
 // setupJob creates job "j" with the given task ids.
 func setupJob(t *testing.T, r *Registry, ids ...string) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := t.Context()
 	if _, err := r.CreateJob(ctx, "j", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func setupJob(t *testing.T, r *Registry, ids ...string) {
 func TestClaimLifecycle(t *testing.T) {
 	server, root := testZK(t)
 	r := open(t, server, root)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	setupJob(t, r, "t-000", "t-001", "t-002")
 
 	c, err := r.ClaimTask(ctx, "j", "t-000", "w1")
@@ -150,7 +150,7 @@ func TestClaimExclusive(t *testing.T) {
 		regs[i] = open(t, server, root)
 	}
 	setupJob(t, regs[0], "hot-000")
-	ctx := testCtx(t)
+	ctx := t.Context()
 	for round := 0; round < 3; round++ {
 		var (
 			wg      sync.WaitGroup
@@ -194,7 +194,7 @@ func TestClaimVanishesWithSession(t *testing.T) {
 	r1 := open(t, server, root)
 	r2 := open(t, server, root)
 	setupJob(t, r1, "t-000")
-	ctx := testCtx(t)
+	ctx := t.Context()
 	c1, err := r1.ClaimTask(ctx, "j", "t-000", "w1")
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestClaimNodeDeleted(t *testing.T) {
 	r := open(t, server, root)
 	admin := open(t, server, root)
 	setupJob(t, r, "t-000", "t-001")
-	ctx := testCtx(t)
+	ctx := t.Context()
 	c, err := r.ClaimTask(ctx, "j", "t-000", "w1")
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +274,7 @@ func TestClaimAnyDrainsJob(t *testing.T) {
 		ids = append(ids, fmt.Sprintf("r%02d-000", i))
 	}
 	setupJob(t, regs[0], ids...)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex

@@ -36,7 +36,7 @@ func TestFencingAfterExpiry(t *testing.T) {
 	r1, proxy := openVia(t, server, root)
 	r2 := open(t, server, root)
 	setupJob(t, r2, "t-000", "t-001")
-	ctx := testCtx(t)
+	ctx := t.Context()
 
 	c1, err := r1.ClaimTask(ctx, "j", "t-000", "w1")
 	if err != nil {
@@ -121,7 +121,7 @@ func TestFencingAfterExpiry(t *testing.T) {
 // the server expired the session, its old claim's writes are refused.
 func TestPartitionLosesSession(t *testing.T) {
 	server, root := testZK(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	proxy := newZKProxy(t, server)
 	r1 := openTimeout(t, proxy.addr(), root, 4*time.Second)
 	r2 := open(t, server, root)
@@ -163,7 +163,7 @@ func TestPartitionLosesSession(t *testing.T) {
 // deletes them), the nodes go and another worker or candidate takes over.
 func TestGivenUpSessionLeavesNothing(t *testing.T) {
 	server, root := testZK(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	proxy := newZKProxy(t, server)
 	// The server raises a 1 s timeout to its minimum (two ticks), so the
 	// registry gives up before the server would expire the session.

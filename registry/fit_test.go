@@ -18,7 +18,7 @@ func TestCheckpointBound(t *testing.T) {
 func TestCheckpointRoundTrip(t *testing.T) {
 	server, root := testZK(t)
 	r := open(t, server, root)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	setupJob(t, r, "abc-000")
 	c, err := r.ClaimTask(ctx, "j", "abc-000", "w1")
 	if err != nil {

@@ -58,12 +58,6 @@ func openTimeout(t *testing.T, server, root string, timeout time.Duration) *Regi
 	return r
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // waitFor polls cond every 20 ms until it holds, failing the test after
 // limit (a bound on a wait, not a timing assertion).
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {

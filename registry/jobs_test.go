@@ -11,7 +11,7 @@ import (
 func TestJobs(t *testing.T) {
 	server, root := testZK(t)
 	r := open(t, server, root)
-	ctx := testCtx(t)
+	ctx := t.Context()
 
 	_, err := r.CreateJob(ctx, "job-1", []byte("spec-1"))
 	if err != nil {
@@ -82,7 +82,7 @@ func TestJobs(t *testing.T) {
 func TestUpdateJobRaces(t *testing.T) {
 	server, root := testZK(t)
 	r := open(t, server, root)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	if _, err := r.CreateJob(ctx, "j", []byte("spec")); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestLongestJobPaths(t *testing.T) {
 	server, root := testZK(t)
 	long := root + "/" + strings.Repeat("r", MaxRootLen-len(root)-1)
 	r := open(t, server, long)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	id := strings.Repeat("j", MaxJobIDLen)
 	if _, err := r.CreateJob(ctx, id, make([]byte, 1000)); err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func TestElectionOrder(t *testing.T) {
 // Three candidates: one leads; when its process goes, the next one leads.
 func TestLeaderElection(t *testing.T) {
 	server, root := testZK(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	const n = 3
 	regs := make([]*Registry, n)
 	type won struct {
@@ -121,7 +121,7 @@ func TestLeaderElection(t *testing.T) {
 // in the new session works.
 func TestLeadershipLostWithSession(t *testing.T) {
 	server, root := testZK(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	r, proxy := openVia(t, server, root)
 	l, err := r.Campaign(ctx, "m1")
 	if err != nil {
@@ -144,7 +144,7 @@ func TestLeadershipLostWithSession(t *testing.T) {
 // A campaign that waits ends with its context and leaves no node behind.
 func TestCampaignCancel(t *testing.T) {
 	server, root := testZK(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	r1 := open(t, server, root)
 	r2 := open(t, server, root)
 	l, err := r1.Campaign(ctx, "m1")

@@ -44,7 +44,7 @@ func TestOpenUnreachable(t *testing.T) {
 func TestClosedRegistry(t *testing.T) {
 	server, root := testZK(t)
 	r := open(t, server, root)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	if _, err := r.CreateJob(ctx, "j", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestScale20k(t *testing.T) {
 	}
 	server, root := testZK(t)
 	r := open(t, server, root)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	n := 20000
 	if v, err := strconv.Atoi(os.Getenv("RANGECOPY_REGISTRY_TASKS")); err == nil && v >= 1000 {
 		n = v // measure a bigger job by hand

@@ -19,7 +19,7 @@ func makeTasks(n int, prefix string) []Task {
 func TestTasks(t *testing.T) {
 	server, root := testZK(t)
 	r := open(t, server, root)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	if _, err := r.CreateJob(ctx, "j", nil); err != nil {
 		t.Fatal(err)
 	}

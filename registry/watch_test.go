@@ -8,7 +8,7 @@ import (
 
 func TestWatchJob(t *testing.T) {
 	server, root := testZK(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	master := open(t, server, root)
 	worker := open(t, server, root)
 	setupJob(t, master, "t-000", "t-001")

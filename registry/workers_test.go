@@ -8,7 +8,7 @@ import (
 
 func TestWorkers(t *testing.T) {
 	server, root := testZK(t)
-	ctx := testCtx(t)
+	ctx := t.Context()
 	r1, proxy := openVia(t, server, root)
 	r2 := open(t, server, root)
 	changes, err := r2.WatchWorkers(ctx)

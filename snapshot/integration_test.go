@@ -20,6 +20,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
+	"rangecopy/internal/testsupport"
 	"rangecopy/job"
 	"rangecopy/snapshot"
 	"rangecopy/testenv"
@@ -35,12 +36,6 @@ type cluster struct {
 	root   string
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func testLogger() *slog.Logger {
 	if os.Getenv("RANGECOPY_TEST_DEBUG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -51,13 +46,7 @@ func testLogger() *slog.Logger {
 func source(t *testing.T) *cluster {
 	env := testenv.Get(t)
 	c := env.Source
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client, err := hbase.Dial(ctx, hbase.Config{ZKQuorum: strings.Split(c.ZKQuorum, ","), ZNodeParent: c.ZNodeParent, User: c.User, Logger: testLogger()})
-	if err != nil {
-		t.Fatalf("dial source: %v", err)
-	}
-	t.Cleanup(func() { client.Close() })
+	client := testsupport.DialWith(t, c, hbase.Config{Logger: testLogger()})
 	h := c.HDFS(t, "")
 	fs, err := fsys.NewHDFS(h, fsys.HDFSOptions{})
 	if err != nil {
@@ -76,7 +65,7 @@ func (s *cluster) table(t *testing.T, name string, fams []testenv.Family, splits
 // compacts).
 func (s *cluster) tableWith(t *testing.T, name string, fams []testenv.Family, splits [][]byte, opts testenv.TableOptions) string {
 	t.Helper()
-	if err := s.c.CreateTableWith(testCtx(t), name, fams, splits, opts); err != nil {
+	if err := s.c.CreateTableWith(t.Context(), name, fams, splits, opts); err != nil {
 		t.Fatalf("create table %s: %v", name, err)
 	}
 	s.dropLater(t, name)
@@ -97,7 +86,7 @@ func (s *cluster) dropLater(t *testing.T, table string) {
 func (s *cluster) pin(t *testing.T, table string) (*snapshot.Pinned, string) {
 	t.Helper()
 	name := testenv.UniqueName(t, "snap")
-	ctx := testCtx(t)
+	ctx := t.Context()
 	start := time.Now()
 	p, err := snapshot.Pin(ctx, s.client, s.fs, s.root, table, name, snapshot.Options{Logger: testLogger()})
 	if err == nil {
@@ -129,7 +118,7 @@ func (s *cluster) put(t *testing.T, table, family string, rows []string, qualifi
 		}
 		cells = append(cells, c)
 	}
-	if err := s.c.Mutate(testCtx(t), table, cells); err != nil {
+	if err := s.c.Mutate(t.Context(), table, cells); err != nil {
 		t.Fatalf("write %d cells to %s: %v", len(cells), table, err)
 	}
 }
@@ -145,7 +134,7 @@ func rows(prefix string, from, n int) []string {
 // checkRegions compares the pinned regions with hbase:meta's.
 func (s *cluster) checkRegions(t *testing.T, table string, p *snapshot.Pinned) {
 	t.Helper()
-	meta, err := s.c.Regions(testCtx(t), table)
+	meta, err := s.c.Regions(t.Context(), table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +225,7 @@ func (s *cluster) checkCells(t *testing.T, table string, p *snapshot.Pinned, r j
 		got = append(got, cells...)
 	}
 	sort.SliceStable(got, func(i, j int) bool { return hfile.Compare(&got[i], &got[j]) < 0 })
-	scan, err := s.c.Scan(testCtx(t), table, testenv.ScanSpec{StartRow: r.Rows.Start, StopRow: r.Rows.End, Raw: true})
+	scan, err := s.c.Scan(t.Context(), table, testenv.ScanSpec{StartRow: r.Rows.Start, StopRow: r.Rows.End, Raw: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +289,7 @@ func TestPinThreeRegionsTwoFamilies(t *testing.T) {
 		if flush != 1 {
 			s.put(t, table, "g", all, fmt.Sprintf("c%d", flush), 0)
 		}
-		if err := s.c.Flush(testCtx(t), table); err != nil {
+		if err := s.c.Flush(t.Context(), table); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -355,17 +344,17 @@ func TestPinSplitReferences(t *testing.T) {
 	table := testenv.UniqueName(t, "split")
 	// System compactions would rewrite the daughters' references soon
 	// after the split; with compactions off for the table they stay.
-	err := s.client.CreateTable(testCtx(t), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f", BlockSize: 1024}},
+	err := s.client.CreateTable(t.Context(), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f", BlockSize: 1024}},
 		Attributes: map[string]string{"COMPACTION_ENABLED": "false"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.dropLater(t, table)
 	s.put(t, table, "f", rows("r", 0, 1000), "q", 0)
-	if err := s.c.Flush(testCtx(t), table); err != nil {
+	if err := s.c.Flush(t.Context(), table); err != nil {
 		t.Fatal(err)
 	}
-	before, err := s.c.Regions(testCtx(t), table)
+	before, err := s.c.Regions(t.Context(), table)
 	if err != nil || len(before) != 1 {
 		t.Fatalf("regions before the split: %v, %v", before, err)
 	}
@@ -374,7 +363,7 @@ func TestPinSplitReferences(t *testing.T) {
 	if len(parentFiles) != 1 {
 		t.Fatalf("parent holds %v", parentFiles)
 	}
-	if err := s.c.Split(testCtx(t), table, []byte("r0500")); err != nil {
+	if err := s.c.Split(t.Context(), table, []byte("r0500")); err != nil {
 		t.Fatal(err)
 	}
 	p, name := s.pin(t, table)
@@ -384,7 +373,7 @@ func TestPinSplitReferences(t *testing.T) {
 	}
 	// The manifest lists the parent too, offline and split, with its own
 	// file; Read leaves it out.
-	m, err := snapshot.ReadManifest(testCtx(t), s.fs, s.root, name, snapshot.Limits{})
+	m, err := snapshot.ReadManifest(t.Context(), s.fs, s.root, name, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +409,7 @@ func TestPinSplitReferences(t *testing.T) {
 		}
 		// A worker that has only the file's name reads the reference from
 		// the daughter's reference file, as HBase wrote it.
-		byName, err := snapshot.Resolve(testCtx(t), s.fs, s.root, table, snapshot.ManifestFile{Region: r.EncodedName, Family: "f", Name: f.Name})
+		byName, err := snapshot.Resolve(t.Context(), s.fs, s.root, table, snapshot.ManifestFile{Region: r.EncodedName, Family: "f", Name: f.Name})
 		if err != nil || byName.Path != in.Path || byName.Reference == nil || byName.Reference.Range != in.Reference.Range ||
 			!bytes.Equal(byName.Reference.SplitKey, in.Reference.SplitKey) {
 			t.Errorf("region %s: resolved by name to %+v (%v), from the manifest to %+v", r.EncodedName, byName, err, in)
@@ -470,12 +459,12 @@ func TestPinThenMajorCompactionMovesToArchive(t *testing.T) {
 	table := s.tableWith(t, testenv.UniqueName(t, "arch"), []testenv.Family{{Name: "f"}}, [][]byte{[]byte("m")}, testenv.TableOptions{Compaction: true})
 	for flush := 0; flush < 2; flush++ {
 		s.put(t, table, "f", append(rows("a", flush*50, 50), rows("x", flush*50, 50)...), "q", 0)
-		if err := s.c.Flush(testCtx(t), table); err != nil {
+		if err := s.c.Flush(t.Context(), table); err != nil {
 			t.Fatal(err)
 		}
 	}
 	p, name := s.pin(t, table)
-	if err := s.c.Compact(testCtx(t), table, true); err != nil {
+	if err := s.c.Compact(t.Context(), table, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range p.Regions {
@@ -485,7 +474,7 @@ func TestPinThenMajorCompactionMovesToArchive(t *testing.T) {
 			t.Fatalf("region %s after major compaction holds %v; the snapshot has %v", r.EncodedName, live, pinned)
 		}
 	}
-	again, err := snapshot.Read(testCtx(t), s.fs, s.root, name, snapshot.Options{Logger: testLogger()})
+	again, err := snapshot.Read(t.Context(), s.fs, s.root, name, snapshot.Options{Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,20 +515,20 @@ func TestPinClonedTableResolvesLinks(t *testing.T) {
 	ns := nonNamespace.ReplaceAllString(testenv.UniqueName(t, "ns"), "_")
 	origin := s.tableWith(t, ns+":"+testenv.UniqueName(t, "origin"), []testenv.Family{{Name: "f"}}, [][]byte{[]byte("k")}, testenv.TableOptions{Compaction: true})
 	s.put(t, origin, "f", append(rows("c", 0, 80), rows("t", 0, 80)...), "q", 0)
-	if err := s.c.Flush(testCtx(t), origin); err != nil {
+	if err := s.c.Flush(t.Context(), origin); err != nil {
 		t.Fatal(err)
 	}
 	originSnap := testenv.UniqueName(t, "osnap")
-	if err := s.c.CreateSnapshot(testCtx(t), origin, originSnap); err != nil {
+	if err := s.c.CreateSnapshot(t.Context(), origin, originSnap); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.c.DeleteSnapshot(context.Background(), originSnap) })
 	clone := testenv.UniqueName(t, "clone")
-	if err := s.c.CloneSnapshot(testCtx(t), originSnap, clone); err != nil {
+	if err := s.c.CloneSnapshot(t.Context(), originSnap, clone); err != nil {
 		t.Fatal(err)
 	}
 	s.dropLater(t, clone)
-	originRegions, err := s.c.Regions(testCtx(t), origin)
+	originRegions, err := s.c.Regions(t.Context(), origin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,13 +557,13 @@ func TestPinClonedTableResolvesLinks(t *testing.T) {
 	// Once the origin is compacted, its files live on in the archive (kept
 	// by the links' back references) and the links resolve there.
 	s.put(t, origin, "f", rows("c", 500, 5), "q", 0)
-	if err := s.c.Flush(testCtx(t), origin); err != nil {
+	if err := s.c.Flush(t.Context(), origin); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.c.Compact(testCtx(t), origin, true); err != nil {
+	if err := s.c.Compact(t.Context(), origin, true); err != nil {
 		t.Fatal(err)
 	}
-	again, err := snapshot.Read(testCtx(t), s.fs, s.root, name, snapshot.Options{Logger: testLogger()})
+	again, err := snapshot.Read(t.Context(), s.fs, s.root, name, snapshot.Options{Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -599,10 +588,10 @@ func TestPinTimeRanges(t *testing.T) {
 		for j, r := range rows("k", 0, 100) {
 			cells = append(cells, testenv.Cell{Row: []byte(r), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: base + int64(j), Type: "Put", Value: []byte(fmt.Sprint(i))})
 		}
-		if err := s.c.Mutate(testCtx(t), table, cells); err != nil {
+		if err := s.c.Mutate(t.Context(), table, cells); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.c.Flush(testCtx(t), table); err != nil {
+		if err := s.c.Flush(t.Context(), table); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -644,7 +633,7 @@ func TestPinTimeRanges(t *testing.T) {
 	// the snapshot taken before instead of taking a new one; another
 	// table under that name is refused.
 	s.put(t, table, "f", rows("later", 0, 10), "q", 0)
-	again, err := snapshot.Pin(testCtx(t), s.client, s.fs, s.root, table, name, snapshot.Options{})
+	again, err := snapshot.Pin(t.Context(), s.client, s.fs, s.root, table, name, snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -652,22 +641,22 @@ func TestPinTimeRanges(t *testing.T) {
 		t.Errorf("pinned again: %+v with %v, first %+v with %v", again.Info, names(again.Files), p.Info, names(p.Files))
 	}
 	other := s.table(t, testenv.UniqueName(t, "other"), []testenv.Family{{Name: "f"}}, nil)
-	if _, err := snapshot.Pin(testCtx(t), s.client, s.fs, s.root, other, name, snapshot.Options{}); err == nil || !strings.Contains(err.Error(), "is of table "+table) {
+	if _, err := snapshot.Pin(t.Context(), s.client, s.fs, s.root, other, name, snapshot.Options{}); err == nil || !strings.Contains(err.Error(), "is of table "+table) {
 		t.Errorf("pin of %s under the name of a snapshot of %s: %v", other, table, err)
 	}
 
 	// Release deletes the snapshot: its manifest is gone.
-	if err := snapshot.Release(testCtx(t), s.client, name); err != nil {
+	if err := snapshot.Release(t.Context(), s.client, name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := snapshot.Read(testCtx(t), s.fs, s.root, name, snapshot.Options{}); !errors.Is(err, snapshot.ErrNotFound) {
+	if _, err := snapshot.Read(t.Context(), s.fs, s.root, name, snapshot.Options{}); !errors.Is(err, snapshot.ErrNotFound) {
 		t.Errorf("read after release: %v, want ErrNotFound", err)
 	}
 }
 
 func TestReadMissingSnapshot(t *testing.T) {
 	s := source(t)
-	_, err := snapshot.Read(testCtx(t), s.fs, s.root, testenv.UniqueName(t, "nosuch"), snapshot.Options{})
+	_, err := snapshot.Read(t.Context(), s.fs, s.root, testenv.UniqueName(t, "nosuch"), snapshot.Options{})
 	if !errors.Is(err, snapshot.ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
 	}

@@ -19,7 +19,7 @@ func TestSplitMoveFlushCompact(t *testing.T) {
 	env := testenv.Get(t)
 	t.Parallel()
 	c := env.Target
-	ctx := testCtx(t)
+	ctx := t.Context()
 	// It compacts below, so compaction is on.
 	table := newTableWith(t, ctx, c, "split", nil, testenv.TableOptions{Compaction: true})
 	cells := sampleCells(200, 1000)
@@ -107,7 +107,7 @@ func TestMutateAllDeleteKinds(t *testing.T) {
 	env := testenv.Get(t)
 	t.Parallel()
 	c := env.Source
-	ctx := testCtx(t)
+	ctx := t.Context()
 	table := newTable(t, ctx, c, "deletes", nil)
 	put := func(row, q string, ts int64) testenv.Cell {
 		return testenv.Cell{Row: []byte(row), Family: []byte("f"), Qualifier: []byte(q), Timestamp: ts, Type: "Put", Value: []byte(row + q)}
@@ -155,7 +155,7 @@ func TestMutateAllDeleteKinds(t *testing.T) {
 func TestBadRequestsNameTheProblem(t *testing.T) {
 	env := testenv.Get(t)
 	t.Parallel()
-	ctx := testCtx(t)
+	ctx := t.Context()
 	missing := testenv.UniqueName(t, "missing")
 	cases := []struct {
 		name string
@@ -189,7 +189,7 @@ func TestToolHFilePrettyPrinter(t *testing.T) {
 	env := testenv.Get(t)
 	t.Parallel()
 	c := env.Source
-	ctx := testCtx(t)
+	ctx := t.Context()
 	table := newTable(t, ctx, c, "hfile", nil)
 	if err := c.Mutate(ctx, table, sampleCells(25, 1000)); err != nil {
 		t.Fatal(err)
@@ -235,7 +235,7 @@ func TestToolHFilePrettyPrinter(t *testing.T) {
 func TestToolCopyTableThenSyncTable(t *testing.T) {
 	env := testenv.Get(t)
 	t.Parallel()
-	ctx := testCtx(t)
+	ctx := t.Context()
 	src, dst := env.Source, env.Target
 	splits := [][]byte{[]byte("row-0050")}
 	table := newTable(t, ctx, src, "copytable", splits)
@@ -312,7 +312,7 @@ func counters(out string) map[string]int {
 func TestToolExportSnapshot(t *testing.T) {
 	env := testenv.Get(t)
 	t.Parallel()
-	ctx := testCtx(t)
+	ctx := t.Context()
 	src, dst := env.Source, env.Target
 	table := newTable(t, ctx, src, "export", [][]byte{[]byte("row-0030")})
 	cells := sampleCells(60, 1000)

@@ -10,14 +10,6 @@ import (
 	"rangecopy/testenv"
 )
 
-// testCtx bounds one test's calls to the clusters.
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // sampleCells makes n rows of one cell each in family f, with binary keys.
 func sampleCells(n int, ts int64) []testenv.Cell {
 	cells := make([]testenv.Cell, 0, n)

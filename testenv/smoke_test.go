@@ -193,7 +193,7 @@ func TestZooKeeperServerNames(t *testing.T) {
 	for _, c := range []*testenv.Cluster{env.Source, env.Target} {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testCtx(t)
+			ctx := t.Context()
 			conn := zkConn(t, c)
 			status, err := c.Status(ctx)
 			if err != nil {
@@ -244,7 +244,7 @@ func TestRegionServerStopStart(t *testing.T) {
 	for _, c := range []*testenv.Cluster{env.Source, env.Target} {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testCtx(t)
+			ctx := t.Context()
 			conn := zkConn(t, c)
 			rsZnode := func(name string) (bool, error) {
 				kids, _, err := conn.Children(c.ZNodeParent + "/rs")
@@ -277,7 +277,10 @@ func TestRegionServerStopStart(t *testing.T) {
 			if err := c.StopRegionServer(ctx, rs); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, ctx, rs+" gone from ZooKeeper", func() (bool, error) {
+			// Bounded: waitFor polls until its context ends.
+			wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+			defer cancel()
+			waitFor(t, wctx, rs+" gone from ZooKeeper", func() (bool, error) {
 				ok, err := rsZnode(rs)
 				return !ok, err
 			})
@@ -326,7 +329,7 @@ func TestRegionServerStopStart(t *testing.T) {
 func TestDataNodeStopStart(t *testing.T) {
 	env := testenv.Get(t)
 	c := env.Source
-	ctx := testCtx(t)
+	ctx := t.Context()
 	client := hdfsClient(t, c)
 	dir := "/tmp/" + testenv.UniqueName(t, "dn")
 	if err := client.MkdirAll(dir, 0o755); err != nil {

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/colinmarc/hdfs/v2"
 
@@ -20,6 +18,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
+	"rangecopy/internal/testsupport"
 	"rangecopy/job"
 	"rangecopy/testenv"
 )
@@ -29,27 +28,9 @@ import (
 // HDFS, copied into the target HDFS for a table split differently, bulk
 // loaded with our client and compared cell for cell with HBase's own scans.
 
-func integrationCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func hdfsClient(t *testing.T, cl *testenv.Cluster) *hdfs.Client {
 	t.Helper()
 	return cl.HDFS(t, "")
-}
-
-func dialHBase(t *testing.T, cl *testenv.Cluster) *hbase.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := hbase.Dial(ctx, hbase.Config{ZKQuorum: strings.Split(cl.ZKQuorum, ","), ZNodeParent: cl.ZNodeParent, User: cl.User})
-	if err != nil {
-		t.Fatalf("dial %s: %v", cl.Name, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 func createTable(t *testing.T, cl *testenv.Cluster, prefix string, fams []testenv.Family, splits [][]byte) string {
@@ -103,19 +84,11 @@ func storeFiles(t *testing.T, c *hdfs.Client, cl *testenv.Cluster, table string,
 	return out
 }
 
-func cellLines(cells []testenv.Cell) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = fmt.Sprintf("%s/%s:%s/%d/%s=%q", job.FormatKey(c.Row), c.Family, job.FormatKey(c.Qualifier), c.Timestamp, c.Type, c.Value)
-	}
-	return out
-}
-
 var errCrash = errors.New("simulated crash")
 
 func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := integrationCtx(t)
+	ctx := t.Context()
 	src := env.Source
 
 	// Source: three regions, two flushes with overlapping rows, rewrites of
@@ -179,15 +152,14 @@ func TestIntegrationCopyAndBulkLoad(t *testing.T) {
 // checkpoint. It returns the source's cells counted by type.
 func copyAndCompare(t *testing.T, env *testenv.Env, srcTable string, srcFS *hdfs.Client, srcRegions []testenv.Region,
 	inputs map[string][]Input, times job.TimeRange, crashOne bool, wantFast int) map[string]int {
-	ctx := integrationCtx(t)
-	src, dst := env.Source, env.Target
+	ctx := t.Context()
+	dst := env.Target
 	// Target: split differently, other settings for f.
 	dstFams := []testenv.Family{{Name: "f", MaxVersions: 10, Compression: "GZ", Encoding: "PREFIX", Bloom: "ROWCOL"}, {Name: "g", MaxVersions: 10}}
-	// At most two files reach any target store: a third would start a
-	// compaction of all files, which drops delete markers (as HBase does
-	// on the source too) and would spoil the raw comparison.
+	// The harness creates both tables with compaction off, so raw scans
+	// of them stay comparable however many files reach a store.
 	dstTable := createTable(t, dst, "wdst", dstFams, [][]byte{rowName(100), rowName(300), rowName(350), rowName(428)})
-	hc := dialHBase(t, dst)
+	hc := testsupport.Dial(t, dst)
 	hRegions, err := hc.Regions(ctx, dstTable)
 	if err != nil || len(hRegions) != 5 {
 		t.Fatalf("target regions %v, %v", hRegions, err)
@@ -308,47 +280,15 @@ func copyAndCompare(t *testing.T, env *testenv.Env, srcTable string, srcFS *hdfs
 		t.Errorf("%d fast-path files, want %d", fastFiles, wantFast)
 	}
 
-	scan := testenv.ScanSpec{StartRow: rows.Start, StopRow: rows.End, Raw: true}
+	// Raw: every version and delete marker of the selection, and nothing
+	// else in the target (rows outside the range were not copied).
+	spec := testsupport.CompareSpec{SourceTable: srcTable, TargetTable: dstTable, StartRow: rows.Start, StopRow: rows.End, Mode: testsupport.Raw}
 	if !times.IsAll() {
-		scan.StartTime, scan.EndTime = times.Min, times.Max
+		spec.TimeRange = hbase.TimeRange{Min: uint64(times.Min), Max: uint64(times.Max)}
 	}
-	want, err := src.Scan(ctx, srcTable, scan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := dst.Scan(ctx, dstTable, scan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, w := cellLines(got), cellLines(want)
-	if !slices.Equal(g, w) {
-		t.Errorf("target has %d cells in %s, source %d", len(g), rows, len(w))
-		for i := 0; i < max(len(g), len(w)); i++ {
-			if i >= len(g) || i >= len(w) || g[i] != w[i] {
-				t.Errorf("first difference at %d:\n got %v\nwant %v", i, g[i:min(i+5, len(g))], w[i:min(i+5, len(w))])
-				break
-			}
-		}
-		have := map[string]bool{}
-		for _, l := range g {
-			have[l] = true
-		}
-		for _, l := range w {
-			if !have[l] {
-				t.Logf("missing %s", l)
-			}
-		}
-	}
-	kinds := map[string]int{}
-	for _, c := range want {
-		kinds[c.Type]++
-	}
-	t.Logf("compared %d cells, by type %v", len(w), kinds)
-	// Nothing else in the target: rows outside the range were not copied.
-	all, err := dst.Scan(ctx, dstTable, testenv.ScanSpec{Raw: true})
-	if err != nil || len(all) != len(got) {
-		t.Errorf("target holds %d cells in all, %d in range: %v", len(all), len(got), err)
-	}
+	sum := testsupport.Compare(t, env, spec)
+	kinds := sum.Types
+	t.Logf("compared %d cells, by type %v", sum.Cells, kinds)
 	// Loaded files were moved out of the output folder; no temporary is left.
 	err = dstFS.Walk(outDir, func(p string, fi fs.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
