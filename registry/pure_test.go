@@ -93,7 +93,7 @@ func TestTransition(t *testing.T) {
 		{JobPending, JobPlanning}, {JobPending, JobCancelling}, {JobPending, JobCancelled}, {JobPending, JobFailed},
 		{JobPlanning, JobRunning}, {JobPlanning, JobPaused}, {JobPlanning, JobCancelling}, {JobPlanning, JobFailed},
 		{JobRunning, JobPaused}, {JobRunning, JobCancelling}, {JobRunning, JobDone}, {JobRunning, JobFailed},
-		{JobPaused, JobRunning}, {JobPaused, JobCancelling}, {JobPaused, JobFailed},
+		{JobPaused, JobRunning}, {JobPaused, JobPending}, {JobPaused, JobCancelling}, {JobPaused, JobFailed},
 		{JobCancelling, JobCancelled}, {JobCancelling, JobFailed},
 	} {
 		allowed[p] = true
@@ -115,6 +115,20 @@ func TestTransition(t *testing.T) {
 	}
 	if err := Transition(0, JobRunning); !errors.Is(err, ErrTransition) {
 		t.Errorf("Transition from zero state = %v", err)
+	}
+}
+
+// TestResumeState: a job paused while it planned, before any task was
+// registered, is planned again; one with tasks runs them. (Running with no
+// task would finish the job at once, with nothing copied.)
+func TestResumeState(t *testing.T) {
+	for _, tc := range []struct {
+		tasks int
+		want  JobState
+	}{{0, JobPending}, {1, JobRunning}, {100_000, JobRunning}} {
+		if got := ResumeState(tc.tasks); got != tc.want {
+			t.Errorf("ResumeState(%d) = %v, want %v", tc.tasks, got, tc.want)
+		}
 	}
 }
 

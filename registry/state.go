@@ -62,12 +62,23 @@ func ParseJobState(name string) (JobState, error) {
 	return 0, fmt.Errorf("unknown job state %q", name)
 }
 
+// ResumeState is the state a paused job resumes to: running when its tasks
+// are registered, pending (to be planned again) when it was paused while
+// planning, before any task was: running with no task would finish it at
+// once with nothing copied.
+func ResumeState(tasks int) JobState {
+	if tasks == 0 {
+		return JobPending
+	}
+	return JobRunning
+}
+
 // jobTransitions lists the states each state may move to.
 var jobTransitions = map[JobState][]JobState{
 	JobPending:    {JobPlanning, JobCancelling, JobCancelled, JobFailed},
 	JobPlanning:   {JobRunning, JobPaused, JobCancelling, JobFailed},
 	JobRunning:    {JobPaused, JobCancelling, JobDone, JobFailed},
-	JobPaused:     {JobRunning, JobCancelling, JobFailed},
+	JobPaused:     {JobRunning, JobPending, JobCancelling, JobFailed},
 	JobCancelling: {JobCancelled, JobFailed},
 }
 

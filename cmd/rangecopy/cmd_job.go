@@ -248,11 +248,18 @@ func jobControl(ctx context.Context, reg *registry.Registry, id, action string, 
 	case "pause":
 		to, msg = registry.JobPaused, "paused by an operator"
 	case "resume":
-		to, msg = registry.JobRunning, "resumed by an operator"
+		tasks, err := reg.Tasks(ctx, id)
+		if err != nil && !errors.Is(err, registry.ErrNotFound) {
+			return fmt.Errorf("job %s: list its tasks: %w", id, err)
+		}
+		to, msg = registry.ResumeState(len(tasks)), "resumed by an operator"
+		if to == registry.JobPending {
+			msg = "resumed by an operator; it was paused while planning, so it is planned again"
+		}
 	}
 	j, err := reg.UpdateJob(ctx, id, func(j registry.Job) (registry.JobState, string, error) {
 		switch {
-		case j.State == to || (action == "cancel" && j.State == registry.JobCancelled):
+		case j.State == to || (action == "cancel" && j.State == registry.JobCancelled) || (action == "resume" && j.State == registry.JobRunning):
 			return j.State, j.Message, nil
 		case j.State.Final():
 			return 0, "", fmt.Errorf("job %s is %s already: it cannot be %s", id, j.State, pastOf(action))
