@@ -1,4 +1,4 @@
-package master
+package local
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rangecopy/job"
+	"rangecopy/master"
 	"rangecopy/testenv"
 )
 
@@ -60,7 +61,7 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	dropTargetLater(t, env, table)
 	var stopErr error
 	var stoppedAt time.Time
-	trigger := &onMessage{Handler: o.Logger.Handler(), msg: msgTakingSnapshot, fn: func() {
+	trigger := &onMessage{Handler: o.Logger.Handler(), msg: master.MsgTakingSnapshot, fn: func() {
 		// Before the snapshot is asked for: the region server is gone
 		// when it starts, its region not yet open elsewhere.
 		stopErr = env.Source.StopRegionServerNoWait(context.WithoutCancel(ctx), rs)
@@ -70,7 +71,7 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	start := time.Now()
 	rep, err := Copy(ctx, o)
 	if !trigger.fired() {
-		t.Fatalf("the copy never logged %q: the region server was not stopped while it pinned", msgTakingSnapshot)
+		t.Fatalf("the copy never logged %q: the region server was not stopped while it pinned", master.MsgTakingSnapshot)
 	}
 	stopped = true
 	if stopErr != nil {
