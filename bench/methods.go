@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"rangecopy/hbase"
-	"rangecopy/progress"
+	"rangecopy/job"
 	"rangecopy/retry"
 	"rangecopy/testenv"
 )
@@ -291,12 +291,12 @@ func (e *Env) rangecopy(ctx context.Context, t *Table, target string, m Method, 
 	defer logf.Close()
 	p, err := RunProc(ctx, args, nil, nil, logf)
 	c.peakRSS, c.cpuSeconds = p.PeakRSS, p.CPUSeconds
-	var rep progress.Report
+	var rep job.Report
 	if jerr := json.Unmarshal(bytes.TrimSpace(p.Stdout), &rep); jerr != nil && err == nil {
 		err = fmt.Errorf("rangecopy: decode the --json report %q: %w", p.Stdout, jerr)
 	}
-	c.bytes, c.filesPruned, c.copySeconds = rep.BytesRead, rep.FilesPruned, rep.Seconds
-	c.note = fmt.Sprintf("flags %q; job %.1f s, %d tasks, %d files loaded, %d retries", extra, rep.Seconds, rep.Tasks, rep.FilesLoaded, rep.Retries)
+	c.bytes, c.filesPruned, c.copySeconds = rep.BytesRead, rep.FilesPruned, rep.Seconds()
+	c.note = fmt.Sprintf("flags %q; job %.1f s, %d tasks, %d files loaded, %d retries", extra, rep.Seconds(), rep.Tasks, rep.FilesLoaded, rep.LoadRetries)
 	if err != nil {
 		return c, fmt.Errorf("rangecopy: %w", err)
 	}

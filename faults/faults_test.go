@@ -183,7 +183,7 @@ func TestTargetRegionServerStops(t *testing.T) {
 		t.Errorf("no bulk load was retried after failing on the stopped server %s: the test tested nothing", dead)
 	}
 	t.Logf("%d files loaded after the stop; %d bulk load attempts failed on %s and were retried; %d task retries in the report",
-		after, retried, dead, s.Report.Retries)
+		after, retried, dead, s.Report.LoadRetries)
 }
 
 // moveAll moves regions to server, four at a time.

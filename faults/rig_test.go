@@ -16,6 +16,7 @@ import (
 
 	"rangecopy/hbase"
 	"rangecopy/internal/testsupport"
+	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
@@ -192,7 +193,7 @@ type jobStatus struct {
 		Done    int64 `json:"done"`
 		Failed  int64 `json:"failed"`
 	} `json:"tasks"`
-	Report progress.Report `json:"report"`
+	Report job.Report `json:"report"`
 }
 
 // status reads the job's status with job status --json.
@@ -446,6 +447,6 @@ func (r *rig) logLoads(s jobStatus) int {
 	}
 	r.t.Logf("job %s: %d tasks, %d files loaded (report %d, %s, %d cells, %d retries, %.1f s), per worker %v; %d loaded twice %v",
 		r.job, s.Tasks.Total, len(loads), s.Report.FilesLoaded, progress.Bytes(s.Report.BytesLoaded), s.Report.Cells,
-		s.Report.Retries, s.Report.Seconds, per, n, keys)
+		s.Report.LoadRetries, s.Report.Seconds(), per, n, keys)
 	return n
 }

@@ -9,7 +9,9 @@ import (
 	"rangecopy/retry"
 )
 
-// Step is what the leading master does next for one job.
+// Step is what the process serving a job does next: the leading master, or
+// the one-process copy (local.Copy) whose policy differs where the steps
+// say so.
 type Step uint8
 
 const (
@@ -27,11 +29,33 @@ const (
 	// StepCancel: no task is held any more; clean up and mark the job
 	// cancelled.
 	StepCancel
+	// StepRun (one-process copy): start the workers.
+	StepRun
+	// StepStop (one-process copy): every task has a result and some failed;
+	// end the run with the job resumable.
+	StepStop
+	// StepRefuse (one-process copy): the job is in a state this process
+	// does not serve (paused, cancelling); Message says so.
+	StepRefuse
 )
 
 func (s Step) String() string {
-	return [...]string{"wait", "plan", "retry", "pause", "finish", "cancel"}[s]
+	return [...]string{"wait", "plan", "retry", "pause", "finish", "cancel", "run", "stop", "refuse"}[s]
 }
+
+// Runner is who takes the steps.
+type Runner uint8
+
+const (
+	// RunnerLeader is the leading master serving detached jobs: failed
+	// tasks are reset after a backoff up to the retry limit, then the job
+	// is paused.
+	RunnerLeader Runner = iota
+	// RunnerLocal is a rangecopy copy process with its own workers: tasks
+	// that failed in an earlier run are reset once as it starts; a task
+	// that fails during the run ends the run once every task has a result.
+	RunnerLocal
+)
 
 // Failure is a failed task as the master sees it.
 type Failure struct {
@@ -44,8 +68,12 @@ type Failure struct {
 
 // View is what the master knows of one job when it decides.
 type View struct {
-	State  registry.JobState
-	Counts registry.Counts
+	// Runner is who decides; the zero value is the leading master.
+	Runner Runner
+	// Starting says the one-process copy has not started its workers yet.
+	Starting bool
+	State    registry.JobState
+	Counts   registry.Counts
 	// Failures are the failed tasks (Counts.Failed of them, or fewer if
 	// listed earlier than counted).
 	Failures []Failure
@@ -74,6 +102,9 @@ func RetryBackoff() retry.Backoff {
 // Decide chooses the next step for a job. It is pure: the caller gathers
 // the View and carries the step out.
 func Decide(v View) Decision {
+	if v.Runner == RunnerLocal {
+		return decideLocal(v)
+	}
 	switch v.State {
 	case registry.JobPending, registry.JobPlanning:
 		return Decision{Step: StepPlan}
@@ -110,6 +141,34 @@ func Decide(v View) Decision {
 		return Decision{Step: StepPause, Message: fmt.Sprintf(
 			"paused: %d of %d tasks failed %d times; fix the cause and run rangecopy job resume to try them again",
 			c.Failed, c.Tasks, v.RetryLimit+1)}
+	}
+	return Decision{Step: StepWait}
+}
+
+// decideLocal is Decide for a rangecopy copy process.
+func decideLocal(v View) Decision {
+	switch v.State {
+	case registry.JobPending, registry.JobPlanning:
+		return Decision{Step: StepPlan}
+	case registry.JobRunning:
+	default:
+		return Decision{Step: StepRefuse, Message: "only a running job is served here"}
+	}
+	c := v.Counts
+	switch {
+	case c.Done >= c.Tasks && c.Failed == 0:
+		return Decision{Step: StepFinish}
+	case v.Starting && len(v.Failures) > 0:
+		reset := make([]string, 0, len(v.Failures))
+		for _, f := range v.Failures {
+			reset = append(reset, f.Task)
+		}
+		slices.Sort(reset)
+		return Decision{Step: StepRetry, Retry: reset}
+	case v.Starting:
+		return Decision{Step: StepRun}
+	case c.Failed > 0 && c.Done+c.Failed >= c.Tasks:
+		return Decision{Step: StepStop, Message: fmt.Sprintf("%d of %d", c.Failed, c.Tasks)}
 	}
 	return Decision{Step: StepWait}
 }

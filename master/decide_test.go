@@ -65,3 +65,39 @@ func TestRetryBackoff(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideLocal: the one-process copy's policy, where it differs from the
+// leader's.
+func TestDecideLocal(t *testing.T) {
+	local := func(starting bool, st registry.JobState, c registry.Counts, f ...Failure) View {
+		return View{Runner: RunnerLocal, Starting: starting, State: st, Counts: c, Failures: f}
+	}
+	for _, tc := range []struct {
+		name string
+		v    View
+		want Decision
+	}{
+		{"pending plans", local(true, registry.JobPending, registry.Counts{}), Decision{Step: StepPlan}},
+		{"planning (a run died planning) plans again", local(true, registry.JobPlanning, registry.Counts{}), Decision{Step: StepPlan}},
+		{"paused is refused", local(true, registry.JobPaused, registry.Counts{Tasks: 2}),
+			Decision{Step: StepRefuse, Message: "only a running job is served here"}},
+		{"cancelling is refused", local(true, registry.JobCancelling, registry.Counts{Tasks: 2}),
+			Decision{Step: StepRefuse, Message: "only a running job is served here"}},
+		{"starting with work runs", local(true, registry.JobRunning, registry.Counts{Tasks: 3, Done: 1, Pending: 2}), Decision{Step: StepRun}},
+		{"starting with every task done finishes", local(true, registry.JobRunning, registry.Counts{Tasks: 3, Done: 3}), Decision{Step: StepFinish}},
+		{"starting with earlier failures resets them all, no backoff or limit",
+			local(true, registry.JobRunning, registry.Counts{Tasks: 3, Done: 1, Failed: 2},
+				Failure{Task: "t2", Retries: 9, Seen: time.Now()}, Failure{Task: "t1"}),
+			Decision{Step: StepRetry, Retry: []string{"t1", "t2"}}},
+		{"running with work left waits", local(false, registry.JobRunning, registry.Counts{Tasks: 3, Done: 1, Failed: 1, Claimed: 1}), Decision{Step: StepWait}},
+		{"every task with a result, some failed, stops",
+			local(false, registry.JobRunning, registry.Counts{Tasks: 3, Done: 1, Failed: 2}), Decision{Step: StepStop, Message: "2 of 3"}},
+		{"all done finishes", local(false, registry.JobRunning, registry.Counts{Tasks: 3, Done: 3}), Decision{Step: StepFinish}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Decide(tc.v); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Decide = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -11,32 +11,34 @@ import (
 	"rangecopy/snapshot"
 )
 
-// dryRun pins the source under a throw-away snapshot, plans, prints the plan
-// and deletes the snapshot. Nothing is registered, created or loaded.
-func (r *run) dryRun(ctx context.Context, id string) error {
-	o := r.o
+// DryRun pins the source under a throw-away snapshot, plans, prints the
+// plan to Options.Out and deletes the snapshot. Nothing is registered,
+// created or loaded.
+func (p *Planner) DryRun(ctx context.Context) error {
+	o := p.o
+	id := JobID(o.Source, o.Target, o.Spec)
 	name := fmt.Sprintf("%s-dryrun-%d", SnapshotName(id), time.Now().UnixMilli())
-	p, err := snapshot.Pin(ctx, r.src, r.srcFS, o.Source.RootDir, o.Spec.Table, name,
-		snapshot.Options{Logger: r.log.With("part", "snapshot")})
+	pd, err := snapshot.Pin(ctx, p.src, p.srcFS, o.Source.RootDir, o.Spec.Table, name,
+		snapshot.Options{Logger: p.log.With("part", "snapshot")})
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		if err := snapshot.Release(rctx, r.src, name); err != nil {
-			r.log.Warn("delete the dry run's snapshot", "snapshot", name, "err", err)
+		if err := snapshot.Release(rctx, p.src, name); err != nil {
+			p.log.Warn("delete the dry run's snapshot", "snapshot", name, "err", err)
 		}
 	}()
 	if err != nil {
 		return fmt.Errorf("pin source table %s: %w", o.Spec.Table, err)
 	}
-	plan, err := job.Make(o.Spec, p.Regions, p.Files, job.PlanOptions{TaskBytes: o.TaskBytes, Slots: r.slots(ctx)})
+	plan, err := job.Make(o.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: o.TaskBytes, Slots: p.slots(ctx)})
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 	target := "exists"
-	if !r.tgtExists {
+	if !p.tgtExists {
 		target = "would be created"
 	}
-	return WritePlan(o.Out, id, o.Spec, target, len(p.Regions), plan)
+	return WritePlan(o.Out, id, o.Spec, target, len(pd.Regions), plan)
 }
 
 // WritePlan prints a plan for a person: the job, each task with its range,

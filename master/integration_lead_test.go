@@ -28,7 +28,7 @@ type fleet struct {
 
 func newFleet(t *testing.T, env *testenv.Env, root string) *fleet {
 	f := &fleet{t: t, env: env, root: root,
-		log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+		log: slog.New(slog.NewTextHandler(testWriter{T: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	t.Cleanup(f.wg.Wait)
 	return f
 }
@@ -157,7 +157,7 @@ func TestDetachedJob(t *testing.T) {
 	if rep.Cells != int64(n) || rep.FilesLoaded < 8 || rep.Tasks != 4 {
 		t.Errorf("report: %d cells, %d files, %d tasks; want %d cells, at least 8 files, 4 tasks", rep.Cells, rep.FilesLoaded, rep.Tasks, n)
 	}
-	t.Logf("detached job: %d cells, %d files in %.1f s", rep.Cells, rep.FilesLoaded, rep.Seconds)
+	t.Logf("detached job: %d cells, %d files in %.1f s", rep.Cells, rep.FilesLoaded, rep.Seconds())
 }
 
 // waitLeader waits until the named master leads.

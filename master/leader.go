@@ -10,7 +10,6 @@ import (
 
 	"rangecopy/checkpoint"
 	"rangecopy/job"
-	"rangecopy/progress"
 	"rangecopy/registry"
 )
 
@@ -110,11 +109,12 @@ type leader struct {
 // leadJob is what the leader keeps of one job between looks.
 type leadJob struct {
 	rec          job.Record
-	r            *run // open connections, when a step needed them
+	p            *Planner // open connections, when a step needed them
 	seen         map[string]time.Time
 	counted      map[string]bool
-	done         progress.Report // the sum over counted (done) tasks
-	base         float64         // seconds run under earlier leaders
+	done         job.Report      // the sum over counted (done) tasks
+	totals       *job.PlanTotals // the plan's, once read
+	base         time.Duration   // run under earlier leaders
 	since        time.Time       // when this leader first saw it running
 	lastReport   time.Time
 	planFailures int
@@ -122,8 +122,8 @@ type leadJob struct {
 
 func (ld *leader) closeAll() {
 	for id, lj := range ld.jobs {
-		if lj.r != nil {
-			lj.r.close()
+		if lj.p != nil {
+			lj.p.Close()
 		}
 		delete(ld.jobs, id)
 	}
@@ -150,8 +150,8 @@ func (ld *leader) serve(ctx context.Context) {
 		}
 		for id, lj := range ld.jobs {
 			if !live[id] {
-				if lj.r != nil {
-					lj.r.close()
+				if lj.p != nil {
+					lj.p.Close()
 				}
 				delete(ld.jobs, id)
 			}
@@ -166,8 +166,8 @@ func (ld *leader) serve(ctx context.Context) {
 // forget drops what the leader keeps of a job.
 func (ld *leader) forget(id string) {
 	if lj, ok := ld.jobs[id]; ok {
-		if lj.r != nil {
-			lj.r.close()
+		if lj.p != nil {
+			lj.p.Close()
 		}
 		delete(ld.jobs, id)
 	}
@@ -200,7 +200,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		}
 		lj = &leadJob{rec: rec, seen: map[string]time.Time{}, counted: map[string]bool{}}
 		if rep, ok, err := LoadReport(ctx, reg, id); err == nil && ok {
-			lj.base = rep.Seconds
+			lj.base = rep.Elapsed()
 		}
 		ld.jobs[id] = lj
 	}
@@ -227,18 +227,18 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		ld.log.Warn("job paused: failed tasks used their retries", "job", id, "message", d.Message)
 		return nil
 	case StepFinish:
-		r, err := ld.open(ctx, lj)
+		p, err := ld.open(ctx, lj)
 		if err != nil {
 			return err
 		}
 		rep := ld.report(ctx, j, lj, counts)
-		return r.finish(ctx, j, lj.rec, &rep)
+		return p.Finish(ctx, j, lj.rec, &rep)
 	case StepCancel:
 		return ld.cancel(ctx, j, lj, counts)
 	}
 	if j.State == registry.JobRunning && time.Since(lj.lastReport) >= ld.cfg.ReportEvery {
 		rep := ld.report(ctx, j, lj, counts)
-		if err := storeReport(ctx, reg, id, rep); err != nil {
+		if err := storeReport(ctx, reg, rep); err != nil {
 			return err
 		}
 		lj.lastReport = time.Now()
@@ -247,32 +247,25 @@ func (ld *leader) look(ctx context.Context, id string) error {
 }
 
 // open returns the job's connections, opening them the first time.
-func (ld *leader) open(ctx context.Context, lj *leadJob) (*run, error) {
-	if lj.r != nil {
-		return lj.r, nil
+func (ld *leader) open(ctx context.Context, lj *leadJob) (*Planner, error) {
+	if lj.p != nil {
+		return lj.p, nil
 	}
-	rec := lj.rec
-	o := Options{Source: rec.Source, Target: rec.Target, Spec: rec.Spec, Bandwidth: rec.Options.Bandwidth,
-		CreateTable: rec.Options.CreateTable, KeepSnapshot: rec.Options.KeepSnapshot, TaskBytes: rec.Options.TaskBytes,
-		WorkRoot: rec.Options.WorkRoot, User: rec.Options.User, Retries: rec.Options.Retries,
-		DialTimeout: ld.cfg.DialTimeout, Logger: ld.log}
-	o.defaults()
-	r := &run{o: &o, log: ld.log, reg: ld.cfg.Registry, sharedReg: true, detached: true}
-	if err := r.connect(ctx); err != nil {
-		r.close()
+	p, err := attach(ctx, ld.cfg.Registry, lj.rec, ld.cfg.DialTimeout, ld.log)
+	if err != nil {
 		return nil, err
 	}
-	lj.r = r
-	return r, nil
+	lj.p = p
+	return p, nil
 }
 
 // plan pins and plans a pending job. A job that cannot be planned
 // PlanAttempts times in a row is marked failed with the error.
 func (ld *leader) plan(ctx context.Context, j registry.Job, lj *leadJob) error {
-	r, err := ld.open(ctx, lj)
+	p, err := ld.open(ctx, lj)
 	if err == nil {
-		var rep progress.Report
-		_, err = r.plan(ctx, j, lj.rec, &rep)
+		rep := job.NewReport(j.ID, lj.rec.Spec)
+		_, err = p.Plan(ctx, j, lj.rec, &rep)
 	}
 	if err == nil {
 		lj.planFailures = 0
@@ -283,9 +276,9 @@ func (ld *leader) plan(ctx context.Context, j registry.Job, lj *leadJob) error {
 		return err
 	}
 	lj.planFailures++
-	if lj.r != nil {
-		lj.r.close()
-		lj.r = nil
+	if lj.p != nil {
+		lj.p.Close()
+		lj.p = nil
 	}
 	if lj.planFailures < ld.cfg.PlanAttempts {
 		return err
@@ -372,16 +365,16 @@ func (ld *leader) retry(ctx context.Context, id string, lj *leadJob, tasks []str
 // cancel ends a cancelled job once no task is held: snapshot and work folder
 // cleaned up, a report of what was copied stored, the job cancelled.
 func (ld *leader) cancel(ctx context.Context, j registry.Job, lj *leadJob, c registry.Counts) error {
-	r, err := ld.open(ctx, lj)
+	p, err := ld.open(ctx, lj)
 	if err != nil {
 		return err
 	}
 	rep := ld.report(ctx, j, lj, c)
-	r.cleanup(ctx, j.ID, lj.rec)
-	rep.Status = "cancelled"
+	p.cleanup(ctx, j.ID, lj.rec)
+	rep.Status = job.ReportCancelled
 	rep.Error = fmt.Sprintf("cancelled: %d of %d tasks done, %d files (%d bytes) loaded; the target keeps every file loaded, each whole",
 		rep.TasksDone, rep.Tasks, rep.FilesLoaded, rep.BytesLoaded)
-	if err := storeReport(ctx, ld.cfg.Registry, j.ID, rep); err != nil {
+	if err := storeReport(ctx, ld.cfg.Registry, rep); err != nil {
 		return err
 	}
 	if _, err := ld.cfg.Registry.SetJobState(ctx, j, registry.JobCancelled, rep.Error); err != nil {
@@ -394,16 +387,23 @@ func (ld *leader) cancel(ctx context.Context, j registry.Job, lj *leadJob, c reg
 // report sums the job's progress from its tasks' checkpoints: done tasks
 // once (kept), the others (held, or released part way: paused, cancelled,
 // a worker died) each time.
-func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c registry.Counts) progress.Report {
+func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c registry.Counts) job.Report {
 	reg := ld.cfg.Registry
-	rec := lj.rec
 	if lj.since.IsZero() {
 		lj.since = time.Now()
 	}
-	rep := progress.Report{Job: j.ID, Table: rec.Spec.Table, TargetTable: rec.Spec.Target(), Rows: rec.Spec.Rows.String(),
-		Time: rec.Spec.Times().String(), Status: j.State.String(), Tasks: int64(c.Tasks), TasksDone: int64(c.Done),
-		TasksFailed: int64(c.Failed), Seconds: lj.base + time.Since(lj.since).Seconds()}
-	add := func(into *progress.Report, task string) bool {
+	rep := job.NewReport(j.ID, lj.rec.Spec)
+	rep.Status, rep.UpdatedAt = j.State.String(), time.Now().UTC()
+	rep.Tasks, rep.TasksDone, rep.TasksFailed = int64(c.Tasks), int64(c.Done), int64(c.Failed)
+	if lj.totals == nil {
+		if t, err := planTotals(ctx, reg, ld.log, j.ID); err == nil {
+			lj.totals = &t
+		}
+	}
+	if lj.totals != nil {
+		rep.InputBytes, rep.FilesPruned = lj.totals.InputBytes, lj.totals.FilesPruned
+	}
+	add := func(into *job.Report, task string) bool {
 		b, err := reg.TaskCheckpoint(ctx, j.ID, task)
 		if err != nil {
 			return false
@@ -438,8 +438,6 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 			}
 		}
 	}
-	if rep.Seconds > 0 {
-		rep.BytesPerSecond = float64(rep.BytesRead) / rep.Seconds
-	}
+	rep.SetElapsed(lj.base + time.Since(lj.since))
 	return rep
 }

@@ -92,15 +92,15 @@ func loadPinState(ctx context.Context, reg *registry.Registry, id, base string) 
 // new name in the job's pin side node before taking it, so that a master
 // that resumes the planning goes on with that name and the job's clean-up
 // releases them all.
-func (r *run) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned, PinState, error) {
-	st, err := loadPinState(ctx, r.reg, id, base)
+func (p *Planner) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned, PinState, error) {
+	st, err := loadPinState(ctx, p.reg, id, base)
 	if err != nil {
 		return nil, st, err
 	}
 	for {
-		p, err := r.pin(ctx, st.Snapshot)
+		pd, err := p.pin(ctx, st.Snapshot)
 		if err == nil {
-			return p, st, nil
+			return pd, st, nil
 		}
 		attempt := st.Retries()
 		again, wait := PinRetry(err, attempt)
@@ -112,18 +112,18 @@ func (r *run) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned, Pi
 		}
 		// A failed snapshot may have left one behind (complete but
 		// unreadable, say): release it, it pins nothing the job uses.
-		if rerr := snapshot.Release(context.WithoutCancel(ctx), r.src, st.Snapshot); rerr != nil && !errors.Is(rerr, hbase.ErrSnapshotNotFound) {
-			r.log.Debug("release a failed snapshot", "snapshot", st.Snapshot, "err", rerr)
+		if rerr := snapshot.Release(context.WithoutCancel(ctx), p.src, st.Snapshot); rerr != nil && !errors.Is(rerr, hbase.ErrSnapshotNotFound) {
+			p.log.Debug("release a failed snapshot", "snapshot", st.Snapshot, "err", rerr)
 		}
 		next := PinState{Snapshot: PinName(base, attempt+1), Failed: append(st.Failed, st.Snapshot), Errors: append(st.Errors, err.Error())}
 		b, jerr := json.Marshal(next)
 		if jerr == nil {
-			jerr = r.reg.PutJobData(ctx, id, registry.NodePin, b)
+			jerr = p.reg.PutJobData(ctx, id, registry.NodePin, b)
 		}
 		if jerr != nil {
 			return nil, st, fmt.Errorf("%w; and recording a new snapshot name failed: %v", err, jerr)
 		}
-		r.log.Warn("the source snapshot failed; taking another under a new name", "job", id, "failed", st.Snapshot,
+		p.log.Warn("the source snapshot failed; taking another under a new name", "job", id, "failed", st.Snapshot,
 			"next", next.Snapshot, "attempt", attempt+2, "of", PinAttempts, "wait", wait, "err", err)
 		st = next
 		if err := retry.Sleep(ctx, wait); err != nil {
@@ -134,15 +134,15 @@ func (r *run) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned, Pi
 
 // releaseSnapshots deletes the job's snapshots: the one in use and any that
 // failed. One already gone is not an error.
-func (r *run) releaseSnapshots(ctx context.Context, id, base string) {
-	st, err := loadPinState(ctx, r.reg, id, base)
+func (p *Planner) releaseSnapshots(ctx context.Context, id, base string) {
+	st, err := loadPinState(ctx, p.reg, id, base)
 	if err != nil {
-		r.log.Warn("read the job's snapshot state; releasing the record's snapshot only", "job", id, "err", err)
+		p.log.Warn("read the job's snapshot state; releasing the record's snapshot only", "job", id, "err", err)
 		st = PinState{Snapshot: base}
 	}
 	for _, name := range append(st.Failed, st.Snapshot) {
-		if err := snapshot.Release(ctx, r.src, name); err != nil && !errors.Is(err, hbase.ErrSnapshotNotFound) {
-			r.log.Warn("delete the job's snapshot", "snapshot", name, "err", err)
+		if err := snapshot.Release(ctx, p.src, name); err != nil && !errors.Is(err, hbase.ErrSnapshotNotFound) {
+			p.log.Warn("delete the job's snapshot", "snapshot", name, "err", err)
 		}
 	}
 }

@@ -19,33 +19,33 @@ func Submit(ctx context.Context, o Options) (id string, existing bool, err error
 	if o.DryRun || o.Resume != "" {
 		return "", false, errors.New("a detached job cannot be a dry run or a resume (use rangecopy job resume)")
 	}
-	o.defaults()
-	r, err := newRun(ctx, &o)
+	p, err := Open(ctx, o)
 	if err != nil {
 		return "", false, err
 	}
-	defer r.close()
-	r.detached = true
+	defer p.Close()
+	p.detached = true
+	o = *p.o
 	id = JobID(o.Source, o.Target, o.Spec)
-	j, err := r.reg.Job(ctx, id)
+	j, err := p.reg.Job(ctx, id)
 	switch {
 	case errors.Is(err, registry.ErrNotFound):
 	case err != nil:
 		return id, false, fmt.Errorf("job %s: %w", id, err)
 	case !j.State.Final():
-		r.log.Info("the same copy is already submitted", "job", id, "state", j.State.String())
+		p.log.Info("the same copy is already submitted", "job", id, "state", j.State.String())
 		return id, true, nil
 	default:
-		if err := r.reg.DeleteJob(ctx, id); err != nil {
+		if err := p.reg.DeleteJob(ctx, id); err != nil {
 			return id, false, fmt.Errorf("job %s: remove the ended run: %w", id, err)
 		}
 	}
 	// The table first, so that the submitter hears of a table that cannot
 	// be created.
-	if err := r.ensureTable(ctx); err != nil {
+	if err := p.EnsureTable(ctx); err != nil {
 		return id, false, err
 	}
-	if _, err := r.create(ctx, id); err != nil {
+	if _, err := p.create(ctx, id); err != nil {
 		return id, false, err
 	}
 	return id, false, nil

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"rangecopy/job"
 )
 
 // Printer shows samples as they come and the last one when the job ends.
@@ -99,78 +101,37 @@ func (l *Log) log(msg string, s Sample) {
 		"retries", s.Retries, "eta", s.ETA, "elapsed", s.Elapsed.Round(time.Second))
 }
 
-// Report is the final account of a job, as the JSON report and the text
-// summary show it.
-type Report struct {
-	Job         string  `json:"job"`
-	Table       string  `json:"table"`
-	TargetTable string  `json:"targetTable"`
-	Rows        string  `json:"rows"`
-	Time        string  `json:"time"`
-	Status      string  `json:"status"`
-	Error       string  `json:"error,omitempty"`
-	Seconds     float64 `json:"seconds"`
-	Tasks       int64   `json:"tasks"`
-	TasksDone   int64   `json:"tasksDone"`
-	TasksFailed int64   `json:"tasksFailed"`
-	BytesRead   int64   `json:"bytesRead"`
-	BytesLoaded int64   `json:"bytesLoaded"`
-	FilesLoaded int64   `json:"filesLoaded"`
-	Cells       int64   `json:"cells"`
-	Retries     int64   `json:"retries"`
-	// BytesPerSecond is BytesRead over the whole run.
-	BytesPerSecond float64 `json:"bytesPerSecond"`
-	// FilesPruned counts inputs left out unread by time or row range.
-	FilesPruned int `json:"filesPruned"`
-	// PinRetries counts the snapshots of the source taken again after one
-	// failed (a region server died while it was taken, say).
-	PinRetries int `json:"pinRetries,omitempty"`
-	// CreatedNamespace is the target namespace the copy created for the
-	// target table (--create-table), if it had to.
-	CreatedNamespace string `json:"createdNamespace,omitempty"`
-}
-
-// Fill copies a final sample into the report.
-func (r *Report) Fill(s Sample) {
-	r.Seconds = s.Elapsed.Seconds()
-	r.Tasks, r.TasksDone, r.TasksFailed = s.TasksTotal, s.TasksDone, s.TasksFailed
-	r.BytesRead, r.BytesLoaded, r.FilesLoaded, r.Cells, r.Retries = s.BytesRead, s.BytesLoaded, s.FilesLoaded, s.Cells, s.Retries
-	if r.Seconds > 0 {
-		r.BytesPerSecond = float64(s.BytesRead) / r.Seconds
-	}
-}
-
-// WriteJSON writes the report as indented JSON.
-func (r Report) WriteJSON(w io.Writer) error {
+// WriteJSON writes a job's report record as indented JSON.
+func WriteJSON(w io.Writer, r job.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-// WriteText writes the report for a person. A job that is not done (failed,
-// interrupted, cancelled) shows its error first and then what it got done,
-// with no rate: a rate over a run that stopped part way, or before it read
-// anything, tells nothing.
-func (r Report) WriteText(w io.Writer) error {
+// WriteText writes a job's report for a person. A job that is not done
+// (failed, interrupted, cancelled) shows its error first and then what it
+// got done, with no rate: a rate over a run that stopped part way, or before
+// it read anything, tells nothing.
+func WriteText(w io.Writer, r job.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "job %s: %s\n", r.Job, r.Status)
 	if r.Error != "" {
 		fmt.Fprintf(&b, "  error: %s\n", r.Error)
 	}
-	fmt.Fprintf(&b, "  %s -> %s, rows %s, time %s\n", r.Table, r.TargetTable, r.Rows, r.Time)
+	fmt.Fprintf(&b, "  %s -> %s, rows %s, time %s\n", r.Table, r.TargetTable, r.Rows(), r.Times())
 	switch {
-	case r.Status == "done":
+	case r.Status == job.ReportDone:
 		fmt.Fprintf(&b, "  %d/%d tasks done, %d failed\n", r.TasksDone, r.Tasks, r.TasksFailed)
 		fmt.Fprintf(&b, "  read %s, loaded %s in %s files (%s cells), %d retries\n",
-			Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.Retries)
-		fmt.Fprintf(&b, "  %.1f s at %s/s, %d input files pruned unread\n", r.Seconds, Bytes(int64(r.BytesPerSecond)), r.FilesPruned)
+			Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.LoadRetries)
+		fmt.Fprintf(&b, "  %.1f s at %s/s, %d input files pruned unread\n", r.Seconds(), Bytes(int64(r.BytesPerSecond)), r.FilesPruned)
 	case r.Tasks == 0 && r.BytesRead == 0 && r.FilesLoaded == 0:
 		b.WriteString("  done before it stopped: nothing (no task was planned or run)\n")
 	default:
 		fmt.Fprintf(&b, "  done before it stopped: %d of %d tasks (%d failed); read %s, loaded %s in %s files (%s cells), %d retries",
-			r.TasksDone, r.Tasks, r.TasksFailed, Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.Retries)
-		if r.Seconds > 0 {
-			fmt.Fprintf(&b, ", in %s", time.Duration(r.Seconds*float64(time.Second)).Round(100*time.Millisecond))
+			r.TasksDone, r.Tasks, r.TasksFailed, Bytes(r.BytesRead), Bytes(r.BytesLoaded), Count(r.FilesLoaded), Count(r.Cells), r.LoadRetries)
+		if r.ElapsedMs > 0 {
+			fmt.Fprintf(&b, ", in %s", r.Elapsed().Round(100*time.Millisecond))
 		}
 		b.WriteString("\n")
 	}
@@ -182,4 +143,12 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Fill copies a final sample into a report: its counts and the time run.
+func Fill(r *job.Report, s Sample) {
+	r.Tasks, r.TasksDone, r.TasksFailed = s.TasksTotal, s.TasksDone, s.TasksFailed
+	r.InputBytes = s.BytesTotal
+	r.BytesRead, r.BytesLoaded, r.FilesLoaded, r.Cells, r.LoadRetries = s.BytesRead, s.BytesLoaded, s.FilesLoaded, s.Cells, s.Retries
+	r.SetElapsed(s.Elapsed)
 }

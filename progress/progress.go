@@ -1,7 +1,8 @@
 // Package progress counts what a copy has done and renders it: a live bar on
 // a terminal, periodic log lines otherwise, and a final report. The counters
 // are apart from their rendering: workers add to a Counters, an Updater
-// samples it on a ticker, and a Printer shows each Sample.
+// samples it on a ticker, and a Printer shows each Sample. The final report
+// is a job.Report record; WriteText and WriteJSON render it.
 package progress
 
 import (

@@ -1,6 +1,8 @@
 package progress
 
 import (
+	"rangecopy/job"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -142,13 +144,14 @@ func TestRun(t *testing.T) {
 }
 
 func TestReport(t *testing.T) {
-	r := Report{Job: "j1", Table: "t", TargetTable: "t2", Rows: "[a, b)", Time: "[0, MAX)", Status: "done", FilesPruned: 3}
-	r.Fill(Sample{Elapsed: 4 * time.Second, TasksTotal: 5, TasksDone: 5, BytesRead: 4 << 20, BytesLoaded: 5 << 20, FilesLoaded: 6, Cells: 7, Retries: 1})
+	r := testReport()
+	r.Status, r.FilesPruned = job.ReportDone, 3
+	Fill(&r, Sample{Elapsed: 4 * time.Second, TasksTotal: 5, TasksDone: 5, BytesRead: 4 << 20, BytesLoaded: 5 << 20, FilesLoaded: 6, Cells: 7, Retries: 1})
 	var js bytes.Buffer
-	if err := r.WriteJSON(&js); err != nil {
+	if err := WriteJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back job.Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back != r {
 		t.Fatalf("JSON round trip: %+v, %v", back, err)
 	}
@@ -156,7 +159,7 @@ func TestReport(t *testing.T) {
 		t.Fatalf("bytes per second %v", r.BytesPerSecond)
 	}
 	var txt bytes.Buffer
-	if err := r.WriteText(&txt); err != nil {
+	if err := WriteText(&txt, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"job j1: done", "t -> t2, rows [a, b)", "5/5 tasks done", "read 4.0 MiB, loaded 5.0 MiB in 6 files (7 cells), 1 retries", "4.0 s at 1.0 MiB/s, 3 input files pruned"} {
@@ -169,37 +172,37 @@ func TestReport(t *testing.T) {
 // TestReportTextNotDone: a report of a job that did not finish says its
 // status and error first, then what was done before it stopped, and no rate.
 func TestReportTextNotDone(t *testing.T) {
-	base := Report{Job: "j1", Table: "t", TargetTable: "t2", Rows: "[a, b)", Time: "[0, MAX)"}
+	base := testReport()
 	for _, tc := range []struct {
 		name   string
-		report func() Report
+		report func() job.Report
 		want   []string
 	}{
-		{name: "failed before planning", report: func() Report {
+		{name: "failed before planning", report: func() job.Report {
 			r := base
 			r.Status, r.Error = "failed", "job j1: registry: connection lost"
 			return r
 		}, want: []string{"job j1: failed\n  error: job j1: registry: connection lost\n  t -> t2, rows [a, b)",
 			"done before it stopped: nothing (no task was planned or run)"}},
-		{name: "failed tasks", report: func() Report {
+		{name: "failed tasks", report: func() job.Report {
 			r := base
 			r.Status, r.Error = "failed", "job j1: tasks failed: 2 of 5"
-			r.Fill(Sample{Elapsed: 12340 * time.Millisecond, TasksTotal: 5, TasksDone: 3, TasksFailed: 2,
+			Fill(&r, Sample{Elapsed: 12340 * time.Millisecond, TasksTotal: 5, TasksDone: 3, TasksFailed: 2,
 				BytesRead: 3 << 20, BytesLoaded: 4 << 20, FilesLoaded: 6, Cells: 7, Retries: 4})
 			return r
 		}, want: []string{"job j1: failed\n  error: job j1: tasks failed: 2 of 5\n",
 			"done before it stopped: 3 of 5 tasks (2 failed); read 3.0 MiB, loaded 4.0 MiB in 6 files (7 cells), 4 retries, in 12.3s\n"}},
-		{name: "interrupted", report: func() Report {
+		{name: "interrupted", report: func() job.Report {
 			r := base
 			r.Status, r.Error = "interrupted", "job j1 stopped (resume with --resume j1): context canceled"
-			r.Fill(Sample{Elapsed: time.Second, TasksTotal: 2, BytesRead: 1 << 10})
+			Fill(&r, Sample{Elapsed: time.Second, TasksTotal: 2, BytesRead: 1 << 10})
 			return r
 		}, want: []string{"job j1: interrupted\n  error: job j1 stopped (resume with --resume j1)",
 			"done before it stopped: 0 of 2 tasks (0 failed); read 1.0 KiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var txt bytes.Buffer
-			if err := tc.report().WriteText(&txt); err != nil {
+			if err := WriteText(&txt, tc.report()); err != nil {
 				t.Fatal(err)
 			}
 			for _, want := range tc.want {
@@ -214,4 +217,9 @@ func TestReportTextNotDone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testReport is a report of a job copying rows [a, b) of t into t2.
+func testReport() job.Report {
+	return job.NewReport("j1", job.Spec{Table: "t", TargetTable: "t2", Rows: job.KeyRange{Start: []byte("a"), End: []byte("b")}})
 }

@@ -9,7 +9,9 @@
 //	workers/<worker-id>                    ephemeral: a live worker, data: its capacity
 //	jobs/<job-id>                          job record: state, message, spec bytes
 //	jobs/<job-id>/events                   empty; its version moves on every claim, release and result
-//	jobs/<job-id>/report                   the leading master's report of the job (JSON), from PutJobData
+//	jobs/<job-id>/plan                     the plan's totals (JSON), from PutJobData by the planner
+//	jobs/<job-id>/report                   the job's report (JSON), from PutJobData
+//	jobs/<job-id>/pin                      the snapshot in use when the record's one failed (JSON)
 //	jobs/<job-id>/retries                  resets per failed task (JSON), kept by the leading master
 //	jobs/<job-id>/order                    ids of the costliest tasks, costliest first (JSON), claimed first
 //	jobs/<job-id>/tasks/<bb>/<task-id>     task spec bytes; the node's version is the claim epoch

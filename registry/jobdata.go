@@ -9,7 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// Side nodes of a job, written by its leading master.
+// Side nodes of a job, written by its planner and its leading master.
 const (
 	// NodeReport holds the job's report: its progress while it runs, its
 	// final report once it ends.
@@ -23,9 +23,12 @@ const (
 	// one its record names (that one failed and was taken again under a
 	// new name), with the names and errors of the failed ones.
 	NodePin = "pin"
+	// NodePlan holds the plan's totals (tasks, input bytes, files pruned),
+	// written by the planner before the job runs.
+	NodePlan = "plan"
 )
 
-var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin}
+var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan}
 
 func checkSide(job, name string) error {
 	if err := ValidateJobID(job); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rangecopy/job"
+	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
 )
@@ -283,25 +284,26 @@ func runCopy(ctx context.Context, opts master.Options, lf logFlags, jsonOut bool
 		return err
 	}
 	opts.Out = stdout
+	lo := local.Options{Options: opts}
 	if !opts.DryRun {
 		if terminal {
-			opts.Progress = &progress.Terminal{W: stderr}
-			opts.ProgressInterval = 500 * time.Millisecond
+			lo.Progress = &progress.Terminal{W: stderr}
+			lo.ProgressInterval = 500 * time.Millisecond
 		} else {
-			opts.Progress = &progress.Log{Logger: opts.Logger}
-			opts.ProgressInterval = 10 * time.Second
+			lo.Progress = &progress.Log{Logger: opts.Logger}
+			lo.ProgressInterval = 10 * time.Second
 		}
 	}
-	rep, err := master.Copy(ctx, opts)
+	rep, err := local.Copy(ctx, lo)
 	if opts.DryRun {
 		return err
 	}
 	if rep.Job != "" || err == nil {
 		if jsonOut {
-			if werr := rep.WriteJSON(stdout); werr != nil && err == nil {
+			if werr := progress.WriteJSON(stdout, rep); werr != nil && err == nil {
 				err = werr
 			}
-		} else if werr := rep.WriteText(stdout); werr != nil && err == nil {
+		} else if werr := progress.WriteText(stdout, rep); werr != nil && err == nil {
 			err = werr
 		}
 	}

@@ -20,12 +20,12 @@ import (
 
 // jobStatus is what "job status --json" prints.
 type jobStatus struct {
-	ID      string           `json:"id"`
-	State   string           `json:"state"`
-	Message string           `json:"message,omitempty"`
-	Table   string           `json:"table,omitempty"`
-	Tasks   taskCounts       `json:"tasks"`
-	Report  *progress.Report `json:"report,omitempty"`
+	ID      string      `json:"id"`
+	State   string      `json:"state"`
+	Message string      `json:"message,omitempty"`
+	Table   string      `json:"table,omitempty"`
+	Tasks   taskCounts  `json:"tasks"`
+	Report  *job.Report `json:"report,omitempty"`
 }
 
 type taskCounts struct {
@@ -201,7 +201,7 @@ func jobStatusOf(ctx context.Context, reg *registry.Registry, id string, jsonOut
 	if st.Report != nil {
 		r := st.Report
 		_, err = fmt.Fprintf(w, "loaded   %d files, %s, %d cells (input of done tasks %s) in %.0f s\n",
-			r.FilesLoaded, progress.Bytes(r.BytesLoaded), r.Cells, progress.Bytes(r.BytesRead), r.Seconds)
+			r.FilesLoaded, progress.Bytes(r.BytesLoaded), r.Cells, progress.Bytes(r.BytesRead), r.Seconds())
 	}
 	return err
 }

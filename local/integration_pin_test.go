@@ -1,4 +1,4 @@
-package master
+package local
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"rangecopy/internal/testsupport"
 	"rangecopy/job"
+	"rangecopy/master"
 	"rangecopy/testenv"
 )
 
@@ -74,7 +75,7 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	var mu sync.Mutex
 	var once sync.Once
 	trigger := &onMessage{Handler: o.Logger.Handler(), on: map[string]func(){
-		msgTakingSnapshot: func() {
+		master.MsgTakingSnapshot: func() {
 			// The first snapshot is asked for right after this line; its
 			// flushes are held for 8 s. Crash the server a moment into it.
 			once.Do(func() {
@@ -88,7 +89,7 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 				}()
 			})
 		},
-		msgPinned: func() {
+		master.MsgPinned: func() {
 			mu.Lock()
 			pinnedAt = time.Now()
 			mu.Unlock()
@@ -102,7 +103,7 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	case cerr = <-crashed:
 		stopped = true
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("the copy never logged %q, or the region server was not crashed within 2 minutes", msgTakingSnapshot)
+		t.Fatalf("the copy never logged %q, or the region server was not crashed within 2 minutes", master.MsgTakingSnapshot)
 	}
 	if cerr != nil {
 		t.Fatalf("crash region server %s while the copy pinned: %v", rs, cerr)

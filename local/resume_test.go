@@ -1,4 +1,4 @@
-package master
+package local
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 	"rangecopy/checkpoint"
 	"rangecopy/internal/testsupport"
 	"rangecopy/job"
-	"rangecopy/progress"
+	"rangecopy/master"
 	"rangecopy/testenv"
 )
 
@@ -48,7 +48,7 @@ func TestCopyKillAndResume(t *testing.T) {
 	writeRounds(t, env.Source, table, rows, 2, time.Now().UnixMilli()-100_000, true)
 
 	o := testOptions(t, env, job.Spec{Table: table})
-	id := JobID(o.Source, o.Target, o.Spec)
+	id := master.JobID(o.Source, o.Target, o.Spec)
 	args := []string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", table,
 		"--create-table", "--workers", "1", "--zk-root", o.ZKRoot, "--work-dir", o.WorkRoot, "--user", o.User}
 	first := testenv.StartProcess(t, processBound, bin, append(args, "--bandwidth", "16KiB/s")...)
@@ -89,8 +89,8 @@ func TestCopyKillAndResume(t *testing.T) {
 	}
 
 	// The first run's snapshot still pins the inputs its tasks name.
-	if !hasSnapshot(t, env, SnapshotName(id)+"-") {
-		t.Fatalf("snapshot %s of the killed job is gone", SnapshotName(id))
+	if !hasSnapshot(t, env, master.SnapshotName(id)+"-") {
+		t.Fatalf("snapshot %s of the killed job is gone", master.SnapshotName(id))
 	}
 
 	// The same command again, without --resume: the job id is derived.
@@ -98,7 +98,7 @@ func TestCopyKillAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second run: %v\nstderr:\n%s", err, errb)
 	}
-	var rep progress.Report
+	var rep job.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, out)
 	}
@@ -126,21 +126,6 @@ func TestCopyKillAndResume(t *testing.T) {
 // testenv.Process stops it and shows its goroutines.
 const processBound = 5 * time.Minute
 
-// hasSnapshot reports whether the source has a snapshot whose name starts with prefix.
-func hasSnapshot(t *testing.T, env *testenv.Env, prefix string) bool {
-	t.Helper()
-	snaps, err := testsupport.Dial(t, env.Source).ListSnapshots(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range snaps {
-		if strings.HasPrefix(s.Name, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // TestCopyInterruptAndResume stops a copy with SIGINT: it releases its
 // claims at once (no waiting for a session to expire), says it was
 // interrupted, and --resume <job-id> finishes it.
@@ -155,7 +140,7 @@ func TestCopyInterruptAndResume(t *testing.T) {
 	writeRounds(t, env.Source, table, binaryRows(200), 2, time.Now().UnixMilli()-100_000, true)
 	dropTargetLater(t, env, table)
 	o := testOptions(t, env, job.Spec{Table: table})
-	id := JobID(o.Source, o.Target, o.Spec)
+	id := master.JobID(o.Source, o.Target, o.Spec)
 	args := []string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", table,
 		"--create-table", "--workers", "2", "--zk-root", o.ZKRoot, "--work-dir", o.WorkRoot, "--user", o.User}
 	first := testenv.StartProcess(t, processBound, bin, append(args, "--bandwidth", "8KiB/s")...)

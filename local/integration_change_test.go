@@ -1,4 +1,4 @@
-package master
+package local
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"rangecopy/internal/testsupport"
 	"rangecopy/job"
-	"rangecopy/progress"
+	"rangecopy/master"
 	"rangecopy/testenv"
 )
 
@@ -85,10 +85,10 @@ func TestCopyWhileRegionsChange(t *testing.T) {
 	o.Workers = 1
 	o.Bandwidth = 16 << 10 // bytes a second: the copy takes tens of seconds
 	dropTargetLater(t, env, table)
-	snapPrefix := SnapshotName(JobID(o.Source, o.Target, o.Spec)) + "-"
+	snapPrefix := master.SnapshotName(master.JobID(o.Source, o.Target, o.Spec)) + "-"
 
 	type result struct {
-		rep progress.Report
+		rep job.Report
 		err error
 	}
 	done := make(chan result, 1)
@@ -157,7 +157,7 @@ func TestCopyWhileRegionsChange(t *testing.T) {
 		t.Fatalf("target regions after the copy: %d (%v), want %d", len(now), err, 4+splits)
 	}
 	t.Logf("%d cells; %d target splits, a source split and a major compaction during the copy; %d files loaded, %d retries, %.1f s",
-		sum.Cells, splits, r.rep.FilesLoaded, r.rep.Retries, r.rep.Seconds)
+		sum.Cells, splits, r.rep.FilesLoaded, r.rep.LoadRetries, r.rep.Seconds())
 }
 
 // waitUntil polls cond until it holds; it fails the test if the copy ends

@@ -1,4 +1,4 @@
-package master
+package local
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"rangecopy/cluster"
 	"rangecopy/job"
+	"rangecopy/master"
 	"rangecopy/testenv"
 )
 
@@ -97,8 +98,8 @@ func BenchmarkIntegrationSkewedBalance(b *testing.B) {
 		target := fmt.Sprintf("%s_t%d", table, i)
 		times := &taskTimes{}
 		u := fmt.Sprintf("balance-%d", time.Now().UnixNano())
-		o := Options{Source: src, Target: tgt, Spec: job.Spec{Table: table, TargetTable: target}, Workers: 4, CreateTable: true,
-			ZKRoot: "/rangecopy-bench/" + u, WorkRoot: "/tmp/rangecopy-bench/" + u, User: env.Target.User, Logger: slog.New(times)}
+		o := Options{Options: master.Options{Source: src, Target: tgt, Spec: job.Spec{Table: table, TargetTable: target}, Workers: 4, CreateTable: true,
+			ZKRoot: "/rangecopy-bench/" + u, WorkRoot: "/tmp/rangecopy-bench/" + u, User: env.Target.User, Logger: slog.New(times)}}
 		rep, err := Copy(ctx, o)
 		env.Target.DeleteTable(context.Background(), target)
 		if err != nil {
@@ -110,14 +111,14 @@ func BenchmarkIntegrationSkewedBalance(b *testing.B) {
 			longest = max(longest, s)
 		}
 		ideal := sum / 4
-		ratio := rep.Seconds / ideal
+		ratio := rep.Seconds() / ideal
 		b.ReportMetric(ratio, "x-ideal")
 		b.ReportMetric(float64(rep.Tasks), "tasks")
-		b.ReportMetric(float64(rep.BytesRead)/rep.Seconds/(1<<20), "MiB/s")
+		b.ReportMetric(float64(rep.BytesRead)/rep.Seconds()/(1<<20), "MiB/s")
 		for _, l := range times.lines {
 			fmt.Fprintf(os.Stderr, "task done:%s\n", l)
 		}
 		fmt.Fprintf(os.Stderr, "%d tasks (%d MiB read) in %.1f s; sum of task times %.1f s, longest %.1f s; ideal %.1f s; ratio %.3f\n",
-			rep.Tasks, rep.BytesRead>>20, rep.Seconds, sum, longest, ideal, ratio)
+			rep.Tasks, rep.BytesRead>>20, rep.Seconds(), sum, longest, ideal, ratio)
 	}
 }

@@ -1,4 +1,4 @@
-package master
+package local
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/internal/testsupport"
 	"rangecopy/job"
+	"rangecopy/master"
 	"rangecopy/testenv"
 )
 
@@ -31,7 +32,7 @@ func TestCopyWholeTable(t *testing.T) {
 	}
 	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw}).Cells
 	assertFinished(t, env, o, rep)
-	t.Logf("copied %d cells: %d tasks, %d files loaded, %d bytes read in %.1f s", n, rep.Tasks, rep.FilesLoaded, rep.BytesRead, rep.Seconds)
+	t.Logf("copied %d cells: %d tasks, %d files loaded, %d bytes read in %.1f s", n, rep.Tasks, rep.FilesLoaded, rep.BytesRead, rep.Seconds())
 	// At least a file per region and family; a store's flushes with no
 	// timestamp in common are copied as they are, one file each.
 	if rep.Tasks != 4 || rep.FilesLoaded < 8 {
@@ -267,8 +268,8 @@ func TestCopyResumePlanning(t *testing.T) {
 	if err := env.Target.CreateTable(t.Context(), table, sampleFamilies, sampleSplits); err != nil {
 		t.Fatal(err)
 	}
-	id := JobID(o.Source, o.Target, o.Spec)
-	rec, err := job.EncodeRecord(job.Record{Spec: o.Spec, Snapshot: SnapshotName(id) + "-1"})
+	id := master.JobID(o.Source, o.Target, o.Spec)
+	rec, err := job.EncodeRecord(job.Record{Spec: o.Spec, Snapshot: master.SnapshotName(id) + "-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestCopyResumePlanning(t *testing.T) {
 	}
 	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
 	assertFinished(t, env, o, rep)
-	if hasSnapshot(t, env, SnapshotName(id)+"-1") {
+	if hasSnapshot(t, env, master.SnapshotName(id)+"-1") {
 		t.Errorf("snapshot of the resumed job left behind")
 	}
 }
