@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"rangecopy/internal/testsupport"
 	"strings"
 	"testing"
 	"time"
@@ -140,39 +141,13 @@ func DropTargetLater(t *testing.T, env *testenv.Env, table string) {
 	t.Cleanup(func() { env.Target.DeleteTable(context.Background(), table) })
 }
 
-// AssertSame compares the source's raw scan of [start, stop) with the
-// target table's raw scan of the same range, cell for cell, and returns the
-// number of cells. A target table holding cells outside the range fails too.
+// AssertSame compares the source's raw cells of [start, stop) with the
+// target table's, cell for cell (testsupport.Compare in Raw mode, which
+// refuses tables that may compact), and returns the number of cells.
 func AssertSame(t *testing.T, env *testenv.Env, srcTable, dstTable string, start, stop []byte) int {
 	t.Helper()
-	ctx := t.Context()
-	src, err := env.Source.Scan(ctx, srcTable, testenv.ScanSpec{Raw: true, StartRow: start, StopRow: stop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, err := env.Target.Scan(ctx, dstTable, testenv.ScanSpec{Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(src) == 0 {
-		t.Fatalf("source range [%x, %x) of %s holds no cells", start, stop, srcTable)
-	}
-	for i := 0; i < len(src) && i < len(dst); i++ {
-		a, b := src[i], dst[i]
-		if !bytes.Equal(a.Row, b.Row) || !bytes.Equal(a.Family, b.Family) || !bytes.Equal(a.Qualifier, b.Qualifier) ||
-			a.Timestamp != b.Timestamp || a.Type != b.Type || !bytes.Equal(a.Value, b.Value) {
-			for j := max(0, i-3); j < min(len(src), len(dst), i+4); j++ {
-				t.Logf("%d: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", j, src[j].Row, src[j].Family, src[j].Qualifier, src[j].Timestamp, src[j].Type,
-					dst[j].Row, dst[j].Family, dst[j].Qualifier, dst[j].Timestamp, dst[j].Type)
-			}
-			t.Fatalf("cell %d differs: source %x/%s:%x/%d/%s, target %x/%s:%x/%d/%s", i,
-				a.Row, a.Family, a.Qualifier, a.Timestamp, a.Type, b.Row, b.Family, b.Qualifier, b.Timestamp, b.Type)
-		}
-	}
-	if len(src) != len(dst) {
-		t.Fatalf("source range has %d cells, target table %d", len(src), len(dst))
-	}
-	return len(src)
+	return testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: srcTable, TargetTable: dstTable,
+		StartRow: start, StopRow: stop, Mode: testsupport.Raw}).Cells
 }
 
 // HasSnapshot reports whether the source has a snapshot whose name starts
