@@ -132,21 +132,36 @@ final class Operations {
         break;
       }
     }
-    for (HRegion r : t.getRegionServer().getRegions()) {
-      RegionInfo ri = r.getRegionInfo();
-      if (own.contains(ri.getTable())) {
-        continue;
+    // Until the server holds no region of another test: a region its own test splits, merges,
+    // moves or drops meanwhile may refuse the move, go offline, or come back as daughters on
+    // this server, so look again each round and ask again.
+    long deadline = System.currentTimeMillis() + WAIT_MS;
+    while (true) {
+      List<RegionInfo> foreign = new ArrayList<>();
+      for (HRegion r : t.getRegionServer().getRegions()) {
+        if (!own.contains(r.getRegionInfo().getTable())) {
+          foreign.add(r.getRegionInfo());
+        }
       }
-      String encoded = ri.getEncodedName();
-      if (to == null) {
-        c.admin().move(Bytes.toBytes(encoded));
-      } else {
-        c.admin().move(Bytes.toBytes(encoded), to);
+      if (foreign.isEmpty()) {
+        return;
       }
-      waitFor("region " + encoded + " of " + ri.getTable() + " moved off " + from + " before it stops", () -> {
-        ServerName now = locate(c, encoded);
-        return now != null && !now.equals(from);
-      });
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("regions of other tests' tables still on " + from + " after " + WAIT_MS
+            + " ms: " + foreign);
+      }
+      for (RegionInfo ri : foreign) {
+        try {
+          if (to == null) {
+            c.admin().move(ri.getEncodedNameAsBytes());
+          } else {
+            c.admin().move(ri.getEncodedNameAsBytes(), to);
+          }
+        } catch (IOException e) {
+          // In transition (its own test is moving or splitting it), or gone: look again.
+        }
+      }
+      Thread.sleep(500);
     }
   }
 
