@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -158,64 +157,44 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	if o.Target, err = f.target.config(); err != nil {
 		return o, err
 	}
-	o.Spec = job.Spec{Table: f.table, TargetTable: f.targetTable}
-	if o.Spec.Rows.Start, err = job.ParseKey(f.startRow); err != nil {
-		return usage("--start-row: %v", err)
+	req := job.Request{Table: f.table, TargetTable: f.targetTable, StartRow: f.startRow, StopRow: f.stopRow,
+		Bandwidth: f.bandwidth, TaskSize: f.taskSize, Retries: f.retries,
+		CreateTable: f.createTable, KeepSnapshot: f.keepSnapshot}
+	if req.StartTime, err = parseMillis("--start-time", f.startTime); err != nil {
+		return o, err
 	}
-	if o.Spec.Rows.End, err = job.ParseKey(f.stopRow); err != nil {
-		return usage("--stop-row: %v", err)
-	}
-	if len(o.Spec.Rows.Start) == 0 {
-		o.Spec.Rows.Start = nil
-	}
-	if len(o.Spec.Rows.End) == 0 {
-		o.Spec.Rows.End = nil
-	}
-	if f.startTime != "" || f.endTime != "" {
-		o.Spec.Time = job.AllTime()
-		if f.startTime != "" {
-			if o.Spec.Time.Min, err = strconv.ParseInt(f.startTime, 10, 64); err != nil {
-				return usage("--start-time %q: not a number of milliseconds", f.startTime)
-			}
-		}
-		if f.endTime != "" {
-			if o.Spec.Time.Max, err = strconv.ParseInt(f.endTime, 10, 64); err != nil {
-				return usage("--end-time %q: not a number of milliseconds", f.endTime)
-			}
-		}
+	if req.EndTime, err = parseMillis("--end-time", f.endTime); err != nil {
+		return o, err
 	}
 	if f.families != "" {
 		for _, fam := range strings.Split(f.families, ",") {
 			if fam = strings.TrimSpace(fam); fam != "" {
-				o.Spec.Families = append(o.Spec.Families, fam)
+				req.Families = append(req.Families, fam)
 			}
 		}
 	}
-	if f.resume == "" {
-		if err := o.Spec.Validate(); err != nil {
-			return usage("%v", err)
+	var spec job.Spec
+	var set job.Settings
+	if f.resume != "" && f.table == "" {
+		set, err = req.ResolveSettings() // the job's own spec is used
+	} else {
+		spec, set, err = req.Resolve()
+	}
+	if err != nil {
+		var msgs []string
+		for _, fe := range job.FieldErrors(err) {
+			msgs = append(msgs, fe.Flag()+": "+fe.Err.Error())
 		}
+		return usage("%s", strings.Join(msgs, "; "))
+	}
+	if f.resume == "" {
+		o.Spec = spec
 	}
 	if f.workers < 1 {
 		return usage("--workers %d: at least 1", f.workers)
 	}
 	o.Workers = f.workers
-	if f.bandwidth != "" {
-		if o.Bandwidth, err = parseBandwidth(f.bandwidth); err != nil {
-			return usage("--bandwidth: %v", err)
-		}
-	}
-	if f.taskSize != "" {
-		n, err := parseBytes(f.taskSize)
-		if err != nil || n < 1<<20 {
-			return usage("--task-size %q: want a size of at least 1MiB, e.g. 256MiB", f.taskSize)
-		}
-		o.TaskBytes = int64(n)
-	}
-	if f.retries < 0 || f.retries > job.MaxRetries {
-		return usage("--retries %d: want 0 to %d", f.retries, job.MaxRetries)
-	}
-	o.Retries = f.retries
+	o.Bandwidth, o.TaskBytes, o.Retries = set.Bandwidth, set.TaskBytes, set.Retries
 	o.CreateTable, o.KeepSnapshot, o.DryRun = f.createTable, f.keepSnapshot, f.dryRun
 	o.Resume = f.resume
 	if err := f.registry.check(); err != nil {
@@ -227,46 +206,16 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	return o, nil
 }
 
-// parseBandwidth reads a rate such as 200MB/s, 1.5GiB/s or 1048576 (bytes
-// per second; the "/s" is optional).
-func parseBandwidth(s string) (float64, error) {
-	v, err := parseBytes(strings.TrimSuffix(strings.TrimSpace(s), "/s"))
+// parseMillis reads a time flag in milliseconds; empty is no bound (nil).
+func parseMillis(flag, v string) (*int64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%q: %v (e.g. 200MB/s, 1.5GiB/s)", s, err)
+		return nil, usageErrorf("%s %q: not a number of milliseconds", flag, v)
 	}
-	if v <= 0 {
-		return 0, fmt.Errorf("%q: must be more than 0", s)
-	}
-	return v, nil
-}
-
-// parseBytes reads a size with an optional unit: B, KB/MB/GB/TB (powers of
-// 1000), KiB/MiB/GiB/TiB (powers of 1024); K, M, G, T are taken as binary.
-func parseBytes(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	if i == 0 {
-		return 0, errors.New("no number")
-	}
-	v, err := strconv.ParseFloat(s[:i], 64)
-	if err != nil {
-		return 0, fmt.Errorf("bad number %q", s[:i])
-	}
-	units := map[string]float64{
-		"": 1, "b": 1,
-		"k": 1 << 10, "kb": 1e3, "kib": 1 << 10,
-		"m": 1 << 20, "mb": 1e6, "mib": 1 << 20,
-		"g": 1 << 30, "gb": 1e9, "gib": 1 << 30,
-		"t": 1 << 40, "tb": 1e12, "tib": 1 << 40,
-	}
-	u, ok := units[strings.ToLower(strings.TrimSpace(s[i:]))]
-	if !ok {
-		return 0, fmt.Errorf("unknown unit %q", s[i:])
-	}
-	return v * u, nil
+	return &n, nil
 }
 
 // runCopy runs the copy with progress on stderr (a bar on a terminal, log

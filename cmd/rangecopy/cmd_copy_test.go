@@ -10,38 +10,6 @@ import (
 	"testing"
 )
 
-func TestParseBandwidth(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want float64
-		err  bool
-	}{
-		{in: "200MB/s", want: 200e6},
-		{in: "1.5GiB/s", want: 1.5 * (1 << 30)},
-		{in: "1048576", want: 1 << 20},
-		{in: "64KiB/s", want: 64 << 10},
-		{in: "10M", want: 10 << 20},
-		{in: "2 GB/s", want: 2e9},
-		{in: "100b/s", want: 100},
-		{in: "1TB", want: 1e12},
-		{in: "", err: true},
-		{in: "fast", err: true},
-		{in: "0MB/s", err: true},
-		{in: "10XB/s", err: true},
-		{in: "1.2.3MB", err: true},
-		{in: "-5MB/s", err: true},
-	} {
-		got, err := parseBandwidth(tc.in)
-		if (err != nil) != tc.err {
-			t.Errorf("parseBandwidth(%q) err = %v, want error %v", tc.in, err, tc.err)
-			continue
-		}
-		if !tc.err && math.Abs(got-tc.want) > 1e-6 {
-			t.Errorf("parseBandwidth(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
-
 // confDir writes a cluster configuration folder like the test environment's.
 func confDir(t *testing.T, zk, rootDir string) string {
 	t.Helper()

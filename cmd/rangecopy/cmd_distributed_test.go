@@ -37,7 +37,7 @@ func TestDistributedCommandsBadInput(t *testing.T) {
 		{[]string{"job", "wait", "j1"}, "--zk is required"},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--detach", "--dry-run"}, "--detach does not go with --dry-run"},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--retries", "2"}, "--retries goes with --detach"},
-		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--detach", "--retries", "-1"}, "--retries -1: want 0 to 100"},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--detach", "--retries", "-1"}, "--retries: -1: want 0 to 100"},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--zk-root", "x/"}, "--zk-root"},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--log-format", "xml"}, `--log-format "xml": want text or json`},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--workers", "many"}, `invalid argument "many" for "--workers" flag`},
