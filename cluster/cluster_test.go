@@ -168,3 +168,34 @@ func FuzzParseClusterKey(f *testing.F) {
 		}
 	})
 }
+
+func TestParseSite(t *testing.T) {
+	site, err := ParseSite(map[string]string{
+		"hbase-site.xml": `<configuration>
+<property><name>hbase.zookeeper.quorum</name><value>zk1,zk2</value></property>
+<property><name>hbase.rootdir</name><value>hdfs://nn1:8020/hbase</value></property>
+</configuration>`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := FromSite("dc1", "the registered site files", site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.ZKQuorum) != 2 || c.ZKQuorum[0] != "zk1:2181" || c.RootDir != "/hbase" || c.NameNodes[0] != "nn1:8020" {
+		t.Errorf("config = %+v", c)
+	}
+	for _, bad := range []map[string]string{
+		{},
+		{"yarn-site.xml": "<configuration/>"},
+		{"hbase-site.xml": "<configuration><property>"},
+	} {
+		if _, err := ParseSite(bad); err == nil {
+			t.Errorf("ParseSite(%v): no error", bad)
+		}
+	}
+	if _, err := FromSite("dc1", "x", Site{"hbase.rootdir": "hdfs://nn/hbase"}); err == nil {
+		t.Error("FromSite without a quorum: no error")
+	}
+}

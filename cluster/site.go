@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,21 +73,12 @@ func ReadSite(dir string) (Site, error) {
 		if err == nil && st.Size() > maxSiteFile {
 			err = fmt.Errorf("%d bytes, over the %d limit", st.Size(), maxSiteFile)
 		}
-		var conf struct {
-			Properties []struct {
-				Name  string `xml:"name"`
-				Value string `xml:"value"`
-			} `xml:"property"`
-		}
 		if err == nil {
-			err = xml.NewDecoder(f).Decode(&conf)
+			err = decodeSite(f, site)
 		}
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
-		}
-		for _, prop := range conf.Properties {
-			site[strings.TrimSpace(prop.Name)] = strings.TrimSpace(prop.Value)
 		}
 		found++
 	}
@@ -105,6 +97,65 @@ func Load(name, dir string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("%s cluster: %w", name, err)
 	}
+	return FromSite(name, dir, site)
+}
+
+// ParseSite merges site files given by their contents, keyed by file name
+// (core-site.xml, hdfs-site.xml, hbase-site.xml; any other name is refused),
+// as ReadSite merges a folder's.
+func ParseSite(files map[string]string) (Site, error) {
+	site := Site{}
+	known := map[string]bool{}
+	for _, n := range siteFiles() {
+		known[n] = true
+	}
+	for n := range files {
+		if !known[n] {
+			return nil, fmt.Errorf("site file %q: want one of %s", n, strings.Join(siteFiles(), ", "))
+		}
+	}
+	found := 0
+	for _, name := range siteFiles() {
+		text, ok := files[name]
+		if !ok {
+			continue
+		}
+		if len(text) > maxSiteFile {
+			return nil, fmt.Errorf("site file %s: %d bytes, over the %d limit", name, len(text), maxSiteFile)
+		}
+		if err := decodeSite(strings.NewReader(text), site); err != nil {
+			return nil, fmt.Errorf("site file %s: %w", name, err)
+		}
+		found++
+	}
+	if found == 0 {
+		return nil, fmt.Errorf("site files: none of %s given", strings.Join(siteFiles(), ", "))
+	}
+	return site, nil
+}
+
+// decodeSite adds the properties of one site file to site.
+func decodeSite(r io.Reader, site Site) error {
+	var conf struct {
+		Properties []struct {
+			Name  string `xml:"name"`
+			Value string `xml:"value"`
+		} `xml:"property"`
+	}
+	if err := xml.NewDecoder(r).Decode(&conf); err != nil {
+		return err
+	}
+	for _, prop := range conf.Properties {
+		site[strings.TrimSpace(prop.Name)] = strings.TrimSpace(prop.Value)
+	}
+	return nil
+}
+
+// FromSite reads a cluster from its merged site properties, as Load does; where names
+// where they came from, for errors.
+func FromSite(name, where string, site Site) (Config, error) {
+	dir := where
+	var err error
 	c := Config{Name: name, ZNodeParent: DefaultZNodeParent}
 	if p := site.Get("zookeeper.znode.parent"); p != "" {
 		c.ZNodeParent = p
