@@ -240,54 +240,15 @@ func jobList(ctx context.Context, reg *registry.Registry, jsonOut bool, w io.Wri
 
 // jobControl moves a job to the state an action asks for.
 func jobControl(ctx context.Context, reg *registry.Registry, id, action string, w io.Writer) error {
-	var to registry.JobState
-	var msg string
-	switch action {
-	case "cancel":
-		to, msg = registry.JobCancelling, "cancelling: asked by an operator"
-	case "pause":
-		to, msg = registry.JobPaused, "paused by an operator"
-	case "resume":
-		tasks, err := reg.Tasks(ctx, id)
-		if err != nil && !errors.Is(err, registry.ErrNotFound) {
-			return fmt.Errorf("job %s: list its tasks: %w", id, err)
-		}
-		to, msg = registry.ResumeState(len(tasks)), "resumed by an operator"
-		if to == registry.JobPending {
-			msg = "resumed by an operator; it was paused while planning, so it is planned again"
-		}
-	}
-	j, err := reg.UpdateJob(ctx, id, func(j registry.Job) (registry.JobState, string, error) {
-		switch {
-		case j.State == to || (action == "cancel" && j.State == registry.JobCancelled) || (action == "resume" && j.State == registry.JobRunning):
-			return j.State, j.Message, nil
-		case j.State.Final():
-			return 0, "", fmt.Errorf("job %s is %s already: it cannot be %s", id, j.State, pastOf(action))
-		case action == "resume" && j.State != registry.JobPaused:
-			return 0, "", fmt.Errorf("job %s is %s, not paused: there is nothing to resume", id, j.State)
-		case action == "pause" && j.State != registry.JobRunning && j.State != registry.JobPlanning:
-			return 0, "", fmt.Errorf("job %s is %s: only a running or planning job can be paused", id, j.State)
-		}
-		return to, msg, nil
-	})
+	j, err := master.Control(ctx, reg, id, master.Action(action))
 	if err != nil {
 		if errors.Is(err, registry.ErrNotFound) {
 			return notFoundErr(id, err)
 		}
 		return err
 	}
-	if action == "resume" {
-		// A new round of retries for the tasks that used theirs.
-		if err := reg.PutJobData(ctx, id, registry.NodeRetries, []byte("{}")); err != nil {
-			return fmt.Errorf("job %s: clear retries: %w", id, err)
-		}
-	}
 	_, err = fmt.Fprintf(w, "job %s: %s\n", id, j.State)
 	return err
-}
-
-func pastOf(action string) string {
-	return map[string]string{"cancel": "cancelled", "pause": "paused", "resume": "resumed"}[action]
 }
 
 // jobWait polls the job until it ends.
