@@ -31,6 +31,10 @@ type LeadConfig struct {
 	PlanAttempts int
 	// Logger receives the master's log; nil discards.
 	Logger *slog.Logger
+	// WhileLeading, when set, runs in a goroutine of its own for each term of leadership,
+	// with a context that ends when the term does (rangecopy server reconciles its catalog
+	// with the registry there). Lead waits for it to return before it campaigns again.
+	WhileLeading func(ctx context.Context)
 }
 
 // Lead runs a master until ctx ends: it campaigns in the registry's
@@ -83,10 +87,18 @@ func Lead(ctx context.Context, cfg LeadConfig) error {
 			case <-lctx.Done():
 			}
 		}()
+		hookDone := make(chan struct{})
+		go func() {
+			defer close(hookDone)
+			if cfg.WhileLeading != nil {
+				cfg.WhileLeading(lctx)
+			}
+		}()
 		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}}
 		ld.serve(lctx)
 		ld.closeAll()
 		cancel()
+		<-hookDone
 		if ctx.Err() != nil {
 			rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
 			_ = l.Resign(rctx)
