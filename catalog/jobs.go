@@ -296,3 +296,43 @@ func normJob(j Job) Job {
 	j.SubmittedAt, j.UpdatedAt = j.SubmittedAt.UTC(), j.UpdatedAt.UTC()
 	return j
 }
+
+// JobByIdempotencyKey returns the job submitted with that Idempotency-Key, or ErrNotFound.
+func (c *Catalog) JobByIdempotencyKey(ctx context.Context, key string) (Job, error) {
+	var j Job
+	err := c.db.WithContext(ctx).Where("idempotency_key = ?", key).Take(&j).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Job{}, fmt.Errorf("catalog: idempotency key %q: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("catalog: find idempotency key %q: %w", key, err)
+	}
+	return normJob(j), nil
+}
+
+// JobsByID returns the jobs of those ids that the catalog holds, by id.
+func (c *Catalog) JobsByID(ctx context.Context, ids []string) (map[string]Job, error) {
+	out := make(map[string]Job, len(ids))
+	for chunk := range slices.Chunk(ids, 500) {
+		var jobs []Job
+		if err := c.db.WithContext(ctx).Where("id IN ?", chunk).Find(&jobs).Error; err != nil {
+			return nil, fmt.Errorf("catalog: jobs by id: %w", err)
+		}
+		for _, j := range jobs {
+			out[j.ID] = normJob(j)
+		}
+	}
+	return out, nil
+}
+
+// OpenJobs returns every job that has not ended, oldest first.
+func (c *Catalog) OpenJobs(ctx context.Context) ([]Job, error) {
+	var jobs []Job
+	if err := c.db.WithContext(ctx).Where("state NOT IN ?", finalStates()).Order("submitted_at, id").Find(&jobs).Error; err != nil {
+		return nil, fmt.Errorf("catalog: open jobs: %w", err)
+	}
+	for i := range jobs {
+		jobs[i] = normJob(jobs[i])
+	}
+	return jobs, nil
+}

@@ -181,7 +181,7 @@ func (p *Planner) checkSource(ctx context.Context) error {
 	defer cancel()
 	d, err := p.src.TableDescriptor(cctx, o.Spec.Table)
 	if errors.Is(err, hbase.ErrTableNotFound) {
-		return fmt.Errorf("source table %s does not exist on the %s: %w", o.Spec.Table, o.Source, err)
+		return invalid(fmt.Errorf("source table %s does not exist on the %s: %w", o.Spec.Table, o.Source, err))
 	}
 	if err != nil {
 		return fmt.Errorf("source table %s on %s: %w", o.Spec.Table, o.Source, err)
@@ -197,8 +197,8 @@ func (p *Planner) checkSource(ctx context.Context) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("source table %s has no column family %s (it has %s)", o.Spec.Table,
-			strings.Join(missing, ", "), strings.Join(have, ", "))
+		return invalid(fmt.Errorf("source table %s has no column family %s (it has %s)", o.Spec.Table,
+			strings.Join(missing, ", "), strings.Join(have, ", ")))
 	}
 	keep := *d
 	keep.Families = nil
@@ -226,14 +226,14 @@ func (p *Planner) checkTarget(ctx context.Context) error {
 	switch {
 	case err == nil:
 		if missing := bulkload.MissingFamilies(p.srcDesc, have); len(missing) > 0 {
-			return fmt.Errorf("on the %s: %w", o.Target, &bulkload.MissingFamiliesError{Table: target, Families: missing})
+			return invalid(fmt.Errorf("on the %s: %w", o.Target, &bulkload.MissingFamiliesError{Table: target, Families: missing}))
 		}
 		p.tgtExists = true
 		return nil
 	case !errors.Is(err, hbase.ErrTableNotFound):
 		return fmt.Errorf("target table %s on %s: %w", target, o.Target, err)
 	case !o.CreateTable:
-		return &bulkload.NoTargetTableError{Table: target, Cluster: o.Target.String()}
+		return invalid(&bulkload.NoTargetTableError{Table: target, Cluster: o.Target.String()})
 	}
 	return nil
 }

@@ -119,3 +119,31 @@ func (r *Registry) listFlat(ctx context.Context, job, kind string) ([]string, er
 	slices.Sort(out)
 	return out, nil
 }
+
+// ClaimHolders returns the worker holding each claimed task of a job, by task id. A claim
+// released while it is read is left out.
+func (r *Registry) ClaimHolders(ctx context.Context, job string) (map[string]string, error) {
+	tasks, err := r.TasksWith(ctx, job, StatusClaimed)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		if err := r.alive(ctx); err != nil {
+			return nil, err
+		}
+		b, _, err := r.conn.Get(r.p.claim(job, t))
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("registry: job %s: claim of %s: %w", job, t, err)
+		}
+		c, err := decodeClaimRecord(b)
+		if err != nil {
+			return nil, fmt.Errorf("registry: job %s: claim of %s: %w", job, t, err)
+		}
+		out[t] = c.Worker
+	}
+	return out, nil
+}

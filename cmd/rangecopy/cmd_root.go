@@ -40,7 +40,7 @@ with "rangecopy copy --detach" and follow them with "rangecopy job".`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newCopyCommand(), newMasterCommand(), newWorkerCommand(), newJobCommand(),
+	root.AddCommand(newCopyCommand(), newMasterCommand(), newWorkerCommand(), newJobCommand(), newServerCommand(), newTokenCommand(),
 		newHFileCommand(), newVersionCommand(), newDocsCommand())
 	return root
 }

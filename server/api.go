@@ -1,0 +1,196 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"rangecopy/catalog"
+)
+
+// APIPrefix is where the REST API lives.
+const APIPrefix = "/api/v1"
+
+// maxBody bounds a request body: a job or a cluster with its site files.
+const maxBody = 4 << 20
+
+// api is the REST API over one server.
+type api struct {
+	s   *Server
+	mux *http.ServeMux
+	h   huma.API
+}
+
+// principal is who calls: a token, or everyone under --insecure-no-auth.
+type principal struct {
+	tokenID, name string
+	role          catalog.Role
+}
+
+type principalKey struct{}
+
+// callerOf returns the caller of a request handled by the API.
+func callerOf(ctx context.Context) principal {
+	p, _ := ctx.Value(principalKey{}).(principal)
+	return p
+}
+
+// roleMeta is the operation metadata key of the role an operation needs; operations without
+// it are open to everyone (health, readiness, the spec).
+const roleMeta = "x-rangecopy-role"
+
+func newAPI(s *Server) *api {
+	a := &api{s: s, mux: http.NewServeMux()}
+	cfg := huma.DefaultConfig("rangecopy", s.cfg.Version)
+	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, workers. " +
+		"Every operation but the health checks and this document needs a bearer token (rangecopy token create)."
+	cfg.OpenAPIPath = APIPrefix + "/openapi"
+	cfg.DocsPath = ""
+	cfg.SchemasPath = ""
+	cfg.CreateHooks = nil // no $schema links in bodies: the spec is the contract
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "a token secret from rangecopy token create"},
+	}
+	a.h = humago.New(a.mux, cfg)
+	a.h.UseMiddleware(a.authenticate, a.audit)
+	a.registerHealth()
+	a.registerClusters()
+	a.registerJobs()
+	a.registerTokens()
+	a.registerWorkers()
+	return a
+}
+
+// handler is the server's HTTP handler: the API, /metrics (a viewer's), and anything else a
+// problem+json 404.
+func (a *api) handler() http.Handler {
+	metrics := promhttp.HandlerFor(a.s.promReg, promhttp.HandlerOpts{})
+	root := http.NewServeMux()
+	root.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := a.authorize(r.Context(), r.Header.Get("Authorization"), catalog.RoleViewer); err != nil {
+			writeProblem(w, err)
+			return
+		}
+		metrics.ServeHTTP(w, r)
+	}))
+	root.Handle("/", a.s.metrics.instrument(a.mux))
+	return root
+}
+
+// op declares an operation that needs role (empty: open to everyone).
+func op(id, method, path, summary string, role catalog.Role, tags ...string) huma.Operation {
+	o := huma.Operation{OperationID: id, Method: method, Path: APIPrefix + path, Summary: summary,
+		Tags: tags, MaxBodyBytes: maxBody}
+	if role != "" {
+		o.Security = []map[string][]string{{"bearer": {}}}
+		o.Metadata = map[string]any{roleMeta: role}
+		o.Errors = []int{http.StatusUnauthorized, http.StatusForbidden}
+		o.Description = fmt.Sprintf("Needs a token of role %s or above.", role)
+	}
+	return o
+}
+
+// authError is a refusal to serve: 401 (who are you?) or 403 (not allowed).
+type authError struct {
+	status int
+	msg    string
+}
+
+func (e *authError) Error() string { return e.msg }
+
+// authorize returns the caller of an Authorization header, if it may act as need.
+func (a *api) authorize(ctx context.Context, header string, need catalog.Role) (principal, error) {
+	if a.s.cfg.InsecureNoAuth {
+		return principal{name: "anonymous (--insecure-no-auth)", role: catalog.RoleAdmin}, nil
+	}
+	scheme, secret, ok := strings.Cut(header, " ")
+	if header == "" {
+		return principal{}, &authError{http.StatusUnauthorized, "no bearer token: send Authorization: Bearer <secret> (rangecopy token create)"}
+	}
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.ToLower(scheme)), []byte("bearer")) != 1 {
+		return principal{}, &authError{http.StatusUnauthorized, "the Authorization header is not a bearer token"}
+	}
+	t, err := a.s.cat.Authenticate(ctx, strings.TrimSpace(secret))
+	if errors.Is(err, catalog.ErrUnauthenticated) {
+		return principal{}, &authError{http.StatusUnauthorized, strings.TrimPrefix(err.Error(), "catalog: ")}
+	}
+	if err != nil {
+		a.s.metrics.catalogErrors.Inc()
+		return principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	p := principal{tokenID: t.ID, name: t.Name, role: t.Role}
+	if !t.Role.Allows(need) {
+		return p, &authError{http.StatusForbidden, fmt.Sprintf("token %s (%s) has role %s; this needs %s", t.ID, t.Name, t.Role, need)}
+	}
+	return p, nil
+}
+
+// authenticate is the middleware that lets through only callers of the operation's role.
+func (a *api) authenticate(ctx huma.Context, next func(huma.Context)) {
+	need, _ := ctx.Operation().Metadata[roleMeta].(catalog.Role)
+	if need == "" {
+		next(ctx)
+		return
+	}
+	p, err := a.authorize(ctx.Context(), ctx.Header("Authorization"), need)
+	if err != nil {
+		ctx = huma.WithValue(ctx, principalKey{}, p)
+		var ae *authError
+		if errors.As(err, &ae) {
+			if ae.status == http.StatusUnauthorized {
+				ctx.SetHeader("WWW-Authenticate", `Bearer realm="rangecopy"`)
+			}
+			_ = huma.WriteErr(a.h, ctx, ae.status, ae.msg)
+			return
+		}
+		_ = huma.WriteErr(a.h, ctx, http.StatusServiceUnavailable, "the catalog cannot check the token now", err)
+		return
+	}
+	next(huma.WithValue(ctx, principalKey{}, p))
+}
+
+// audit records every mutating call, and every call refused for want of a token or a role,
+// in the catalog's audit log.
+func (a *api) audit(ctx huma.Context, next func(huma.Context)) {
+	next(ctx)
+	status := ctx.Status()
+	if status == 0 {
+		status = http.StatusOK
+	}
+	mutating := ctx.Method() != http.MethodGet && ctx.Method() != http.MethodHead
+	if !mutating && status != http.StatusUnauthorized && status != http.StatusForbidden {
+		return
+	}
+	p := callerOf(ctx.Context())
+	e := catalog.AuditEntry{TokenID: p.tokenID, TokenName: p.name, Role: p.role, Method: ctx.Method(),
+		Path: ctx.URL().Path, RemoteAddr: ctx.RemoteAddr(), Status: status, Message: ctx.Operation().OperationID}
+	// The call's own context may be gone (a client that hung up); the record is still kept.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx.Context()), catalogTimeout)
+	defer cancel()
+	if _, err := a.s.cat.AppendAudit(actx, e); err != nil {
+		a.s.metrics.catalogErrors.Inc()
+		a.s.cfg.Logger.Error("audit log: cannot record a call", "method", e.Method, "path", e.Path, "status", status, "err", err)
+	}
+}
+
+// writeProblem writes an authorization refusal (or failure) outside huma, as problem+json.
+func writeProblem(w http.ResponseWriter, err error) {
+	status, msg := http.StatusServiceUnavailable, "the catalog cannot check the token now"
+	var ae *authError
+	if errors.As(err, &ae) {
+		status, msg = ae.status, ae.msg
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="rangecopy"`)
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"title":%q,"status":%d,"detail":%q}`, http.StatusText(status), status, msg)
+}

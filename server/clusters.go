@@ -1,0 +1,210 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"rangecopy/catalog"
+	"rangecopy/cluster"
+)
+
+// ClusterInput is a cluster as registered: by name, with its ZooKeeper quorum, znode parent,
+// HDFS root and user, or with the contents of its site files.
+type ClusterInput struct {
+	// ZKQuorum is the ZooKeeper quorum, host[:port],... (not needed with site files).
+	ZKQuorum string `json:"zkQuorum,omitempty" maxLength:"4096" doc:"ZooKeeper quorum, host[:port],... (not needed with siteFiles)" example:"zk1,zk2,zk3:2181"`
+	// ZNodeParent is HBase's znode parent; default /hbase.
+	ZNodeParent string `json:"znodeParent,omitempty" maxLength:"1024" doc:"HBase's znode parent (default /hbase)" example:"/hbase"`
+	// HDFSRoot is hbase.rootdir: hdfs://namenode:port/path.
+	HDFSRoot string `json:"hdfsRoot,omitempty" maxLength:"4096" doc:"hbase.rootdir, hdfs://namenode:port/path (not needed with siteFiles)" example:"hdfs://nn1:8020/hbase"`
+	// User is the HBase effective user and HDFS user of jobs on this cluster.
+	User string `json:"user,omitempty" maxLength:"256" doc:"HBase effective user and HDFS user for jobs that use this cluster"`
+	// SiteFiles are site files by name (core-site.xml, hdfs-site.xml, hbase-site.xml).
+	SiteFiles map[string]string `json:"siteFiles,omitempty" doc:"contents of the cluster's site files by file name (core-site.xml, hdfs-site.xml, hbase-site.xml)"`
+}
+
+// ClusterOut is a registered cluster.
+type ClusterOut struct {
+	Name        string            `json:"name" doc:"the cluster's name"`
+	ZKQuorum    string            `json:"zkQuorum" doc:"ZooKeeper quorum as registered"`
+	ZNodeParent string            `json:"znodeParent" doc:"HBase's znode parent"`
+	HDFSRoot    string            `json:"hdfsRoot" doc:"hbase.rootdir"`
+	User        string            `json:"user" doc:"HBase and HDFS user for its jobs (empty: the server's)"`
+	SiteFiles   map[string]string `json:"siteFiles,omitempty" doc:"site files by name"`
+	CreatedAt   time.Time         `json:"createdAt" doc:"when it was registered"`
+	UpdatedAt   time.Time         `json:"updatedAt" doc:"when it was last changed"`
+}
+
+func clusterOut(c catalog.Cluster) ClusterOut {
+	return ClusterOut{Name: c.Name, ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot,
+		User: c.User, SiteFiles: c.SiteFiles, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+type clusterNameIn struct {
+	Name string `path:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name"`
+}
+
+type clusterOutput struct {
+	Body ClusterOut
+}
+
+type clusterListOutput struct {
+	Body struct {
+		Clusters []ClusterOut `json:"clusters" doc:"every registered cluster, by name"`
+	}
+}
+
+// configOf reads a registered cluster as the engine reaches it. It talks to no cluster.
+func configOf(name string, in ClusterInput) (cluster.Config, error) {
+	if len(in.SiteFiles) > 0 {
+		site, err := cluster.ParseSite(in.SiteFiles)
+		if err != nil {
+			return cluster.Config{}, fieldProblem("siteFiles", err.Error(), nil)
+		}
+		c, err := cluster.FromSite(name, "its site files", site)
+		if err != nil {
+			return cluster.Config{}, fieldProblem("siteFiles", err.Error(), nil)
+		}
+		return c, nil
+	}
+	if in.ZKQuorum == "" {
+		return cluster.Config{}, fieldProblem("zkQuorum", "required unless siteFiles are given", nil)
+	}
+	if strings.Contains(in.ZKQuorum, "/") {
+		return cluster.Config{}, fieldProblem("zkQuorum", "give hosts and ports only; the parent goes in znodeParent", in.ZKQuorum)
+	}
+	parent := in.ZNodeParent
+	if parent == "" {
+		parent = cluster.DefaultZNodeParent
+	}
+	c, err := cluster.ParseClusterKey(name, in.ZKQuorum+parent)
+	if err != nil {
+		return cluster.Config{}, fieldProblem("zkQuorum", err.Error(), in.ZKQuorum)
+	}
+	if in.HDFSRoot == "" {
+		return cluster.Config{}, fieldProblem("hdfsRoot", "required unless siteFiles are given: hbase.rootdir, hdfs://namenode:port/path", nil)
+	}
+	if c.NameNodes, c.RootDir, err = cluster.ParseRootDir(in.HDFSRoot, nil); err != nil {
+		return cluster.Config{}, fieldProblem("hdfsRoot", err.Error(), in.HDFSRoot)
+	}
+	return c, nil
+}
+
+// inputOf is the registered form of a catalog cluster.
+func inputOf(c catalog.Cluster) ClusterInput {
+	return ClusterInput{ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot, User: c.User, SiteFiles: c.SiteFiles}
+}
+
+// recordOf is the catalog record of a checked cluster input.
+func recordOf(name string, in ClusterInput, cfg cluster.Config) catalog.Cluster {
+	c := catalog.Cluster{Name: name, ZKQuorum: in.ZKQuorum, ZNodeParent: in.ZNodeParent, HDFSRoot: in.HDFSRoot,
+		User: in.User, SiteFiles: in.SiteFiles}
+	if c.ZKQuorum == "" {
+		c.ZKQuorum = strings.Join(cfg.ZKQuorum, ",")
+	}
+	if c.ZNodeParent == "" {
+		c.ZNodeParent = cfg.ZNodeParent
+	}
+	if c.HDFSRoot == "" {
+		c.HDFSRoot = "hdfs://" + strings.Join(cfg.NameNodes, ",") + cfg.RootDir
+	}
+	return c
+}
+
+func (a *api) registerClusters() {
+	cat := a.s.cat
+	huma.Register(a.h, op("list-clusters", http.MethodGet, "/clusters", "List the registered clusters", catalog.RoleViewer, "clusters"),
+		func(ctx context.Context, _ *struct{}) (*clusterListOutput, error) {
+			cs, err := cat.ListClusters(ctx)
+			if err != nil {
+				return nil, a.problem(err, "clusters")
+			}
+			out := &clusterListOutput{}
+			out.Body.Clusters = []ClusterOut{}
+			for _, c := range cs {
+				out.Body.Clusters = append(out.Body.Clusters, clusterOut(c))
+			}
+			return out, nil
+		})
+	create := op("create-cluster", http.MethodPost, "/clusters", "Register a cluster", catalog.RoleAdmin, "clusters")
+	create.DefaultStatus = http.StatusCreated
+	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusConflict)
+	huma.Register(a.h, create, func(ctx context.Context, in *struct {
+		Body struct {
+			Name string `json:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name, such as dc1"`
+			ClusterInput
+		}
+	}) (*clusterOutput, error) {
+		cfg, err := configOf(in.Body.Name, in.Body.ClusterInput)
+		if err != nil {
+			return nil, err
+		}
+		c, err := cat.CreateCluster(ctx, recordOf(in.Body.Name, in.Body.ClusterInput, cfg))
+		if err != nil {
+			return nil, a.problem(err, "cluster "+in.Body.Name)
+		}
+		return &clusterOutput{Body: clusterOut(c)}, nil
+	})
+	get := op("get-cluster", http.MethodGet, "/clusters/{name}", "Show a cluster", catalog.RoleViewer, "clusters")
+	get.Errors = append(get.Errors, http.StatusNotFound)
+	huma.Register(a.h, get, func(ctx context.Context, in *clusterNameIn) (*clusterOutput, error) {
+		c, err := cat.GetCluster(ctx, in.Name)
+		if err != nil {
+			return nil, a.problem(err, "cluster "+in.Name)
+		}
+		return &clusterOutput{Body: clusterOut(c)}, nil
+	})
+	put := op("put-cluster", http.MethodPut, "/clusters/{name}", "Change a registered cluster", catalog.RoleAdmin, "clusters")
+	put.Errors = append(put.Errors, http.StatusBadRequest, http.StatusNotFound)
+	huma.Register(a.h, put, func(ctx context.Context, in *struct {
+		clusterNameIn
+		Body ClusterInput
+	}) (*clusterOutput, error) {
+		cfg, err := configOf(in.Name, in.Body)
+		if err != nil {
+			return nil, err
+		}
+		c, err := cat.UpdateCluster(ctx, recordOf(in.Name, in.Body, cfg))
+		if err != nil {
+			return nil, a.problem(err, "cluster "+in.Name)
+		}
+		return &clusterOutput{Body: clusterOut(c)}, nil
+	})
+	del := op("delete-cluster", http.MethodDelete, "/clusters/{name}", "Remove a cluster no running job uses", catalog.RoleAdmin, "clusters")
+	del.DefaultStatus = http.StatusNoContent
+	del.Errors = append(del.Errors, http.StatusNotFound, http.StatusConflict)
+	huma.Register(a.h, del, func(ctx context.Context, in *clusterNameIn) (*struct{}, error) {
+		if err := cat.DeleteCluster(ctx, in.Name); err != nil {
+			return nil, a.problem(err, "cluster "+in.Name)
+		}
+		return nil, nil
+	})
+}
+
+// clusterConfig reads a registered cluster for a job.
+func (a *api) clusterConfig(ctx context.Context, name, field string) (cluster.Config, string, error) {
+	c, err := a.s.cat.GetCluster(ctx, name)
+	if err != nil {
+		if err2 := a.problem(err, "cluster "+name); isStatus(err2, http.StatusNotFound) {
+			return cluster.Config{}, "", fieldProblem(field, fmt.Sprintf("no cluster %q is registered (GET /api/v1/clusters lists them)", name), name)
+		} else {
+			return cluster.Config{}, "", err2
+		}
+	}
+	cfg, err := configOf(name, inputOf(c))
+	if err != nil {
+		return cluster.Config{}, "", huma.Error409Conflict(fmt.Sprintf("cluster %s as registered cannot be used: %v", name, err))
+	}
+	return cfg, c.User, nil
+}
+
+// isStatus reports whether err is an API error of that status.
+func isStatus(err error, status int) bool {
+	se, ok := err.(huma.StatusError)
+	return ok && se.GetStatus() == status
+}

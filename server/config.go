@@ -1,0 +1,94 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Config is a server as its operator configures it (rangecopy server's flags).
+type Config struct {
+	// Listen is the API's address, host:port; default 127.0.0.1:8080.
+	Listen string
+	// Catalog is the catalog's URL (catalog.Open); required (rangecopy server defaults it to
+	// a SQLite file in its data folder).
+	Catalog string
+	// ZK lists the registry's ZooKeeper servers; required. ZKRoot is the registry's root;
+	// empty means registry.DefaultRoot. SessionTimeout is the session's; 0 means the
+	// registry's default.
+	ZK             []string
+	ZKRoot         string
+	SessionTimeout time.Duration
+	// ID names this server in the master election and its embedded workers' prefix; empty
+	// means server-<host>-<pid>.
+	ID string
+	// Workers is how many tasks embedded workers run at once; 0 runs none.
+	Workers int
+	// TLSCert and TLSKey, both or neither, serve HTTPS.
+	TLSCert, TLSKey string
+	// InsecureNoAuth serves every call without a token, as an admin. Only on a loopback
+	// address.
+	InsecureNoAuth bool
+	// User is the HBase effective user and HDFS user of jobs whose clusters name none; empty
+	// means hbase.DefaultUser.
+	User string
+	// WorkRoot is the parent of job work folders on the target HDFS; empty means
+	// bulkload.DefaultRoot(User).
+	WorkRoot string
+	// Reconcile is how often the leading server reconciles the catalog with the registry;
+	// 0 means 2 s. Poll is how often the embedded master looks at every job; 0 means 2 s.
+	Reconcile, Poll time.Duration
+	// Logger receives the server's log; nil discards.
+	Logger *slog.Logger
+	// Version is the binary's version, shown in the API's description.
+	Version string
+}
+
+func (c *Config) defaults() error {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:8080"
+	}
+	if c.Reconcile <= 0 {
+		c.Reconcile = 2 * time.Second
+	}
+	if c.Poll <= 0 {
+		c.Poll = 2 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	var errs []error
+	if c.Catalog == "" {
+		errs = append(errs, errors.New("no catalog URL"))
+	}
+	if len(c.ZK) == 0 {
+		errs = append(errs, errors.New("no ZooKeeper servers for the registry (--zk)"))
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
+	}
+	if c.Workers < 0 || c.Workers > 256 {
+		errs = append(errs, fmt.Errorf("workers %d: want 0 to 256", c.Workers))
+	}
+	host, _, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("listen address %q: %v", c.Listen, err))
+	} else if c.InsecureNoAuth && !loopback(host) {
+		errs = append(errs, fmt.Errorf("--insecure-no-auth serves everyone as an admin, so it listens only on loopback, not %q", c.Listen))
+	}
+	return errors.Join(errs...)
+}
+
+// loopback reports whether host names only the local machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"rangecopy/catalog"
+	"rangecopy/master"
+	"rangecopy/registry"
+	"rangecopy/worker"
+)
+
+// Server is a running rangecopy server.
+type Server struct {
+	cfg     Config
+	cat     *catalog.Catalog
+	reg     *registry.Registry
+	api     *api
+	metrics *serverMetrics
+	promReg *prometheus.Registry
+	ln      net.Listener
+	http    *http.Server
+	leading sync.Mutex // held while a term's reconciler runs
+	isLead  bool
+}
+
+// New opens the catalog and the registry and binds the listener; Run serves. The caller
+// closes the server after Run returns (or instead of calling it).
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if cfg.ID == "" {
+		cfg.ID = registry.ProcessID("server")
+	}
+	if err := registry.ValidateID(cfg.ID); err != nil {
+		return nil, fmt.Errorf("server id: %w", err)
+	}
+	s := &Server{cfg: cfg, promReg: prometheus.NewRegistry()}
+	var err error
+	if s.cat, err = catalog.Open(ctx, cfg.Catalog, catalog.Options{Logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if s.reg, err = registry.Open(ctx, registry.Config{Servers: cfg.ZK, Root: cfg.ZKRoot,
+		SessionTimeout: cfg.SessionTimeout, Logger: cfg.Logger}); err != nil {
+		s.cat.Close()
+		return nil, fmt.Errorf("server: registry: %w", err)
+	}
+	s.metrics = newServerMetrics(s.promReg, s)
+	s.api = newAPI(s)
+	if s.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
+	}
+	s.http = &http.Server{
+		Handler:           s.api.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          nil,
+	}
+	if cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("server: --tls-cert/--tls-key: %w", err)
+		}
+		s.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	return s, nil
+}
+
+// Addr is the address the API listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL is the API's base URL, such as http://127.0.0.1:8080.
+func (s *Server) URL() string {
+	scheme := "http"
+	if s.cfg.TLSCert != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + s.ln.Addr().String()
+}
+
+// Catalog is the server's catalog.
+func (s *Server) Catalog() *catalog.Catalog { return s.cat }
+
+// Run serves the API, campaigns to lead (and while leading plans, finishes and reconciles
+// jobs) and runs the embedded workers, until ctx ends or the listener fails.
+func (s *Server) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	log := s.cfg.Logger
+	var wg sync.WaitGroup
+	errc := make(chan error, 3)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := master.Lead(ctx, master.LeadConfig{Registry: s.reg, ID: s.cfg.ID, Poll: s.cfg.Poll,
+			Logger: log, WhileLeading: s.lead})
+		if err != nil {
+			errc <- fmt.Errorf("master: %w", err)
+		}
+	}()
+	if s.cfg.Workers > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			host, _ := os.Hostname()
+			err := worker.RunAgent(ctx, worker.AgentConfig{Registry: s.reg, ID: s.cfg.ID + "-w",
+				Capacity: s.cfg.Workers, Logger: log,
+				Info: fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
+			if err != nil && ctx.Err() == nil {
+				errc <- fmt.Errorf("embedded workers: %w", err)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var err error
+		if s.http.TLSConfig != nil {
+			err = s.http.ServeTLS(s.ln, "", "")
+		} else {
+			err = s.http.Serve(s.ln)
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("serve %s: %w", s.cfg.Listen, err)
+		}
+	}()
+	log.Info("serving", "url", s.URL(), "id", s.cfg.ID, "workers", s.cfg.Workers)
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_ = s.http.Shutdown(sctx)
+	scancel()
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// lead runs for each term of leadership: it reconciles the catalog with the registry at
+// once and then every Reconcile.
+func (s *Server) lead(ctx context.Context) {
+	s.leading.Lock()
+	s.isLead = true
+	s.leading.Unlock()
+	defer func() {
+		s.leading.Lock()
+		s.isLead = false
+		s.leading.Unlock()
+	}()
+	t := time.NewTicker(s.cfg.Reconcile)
+	defer t.Stop()
+	for {
+		if err := s.reconcile(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Warn("reconcile catalog and registry", "err", err)
+			s.metrics.catalogErrors.Inc()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// leads reports whether this server leads now.
+func (s *Server) leads() bool {
+	s.leading.Lock()
+	defer s.leading.Unlock()
+	return s.isLead
+}
+
+// Close closes the registry and the catalog.
+func (s *Server) Close() error {
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	if s.reg != nil {
+		s.reg.Close()
+	}
+	if s.cat != nil {
+		return s.cat.Close()
+	}
+	return nil
+}
