@@ -57,6 +57,10 @@ type Report struct {
 	// ElapsedMs is how long the job has run, in milliseconds: by one
 	// rangecopy copy run, or by every leading master in turn.
 	ElapsedMs int64 `json:"elapsedMs"`
+	// BandwidthLimit is the job-wide read limit in bytes per second when
+	// the report was made (an operator's override, else the job's
+	// --bandwidth); 0 means none.
+	BandwidthLimit float64 `json:"bandwidthLimit,omitempty"`
 	// Tasks is how many tasks the plan made; TasksDone and TasksFailed how
 	// many have that result.
 	Tasks       int64 `json:"tasks"`

@@ -10,6 +10,7 @@ import (
 
 	"rangecopy/checkpoint"
 	"rangecopy/job"
+	"rangecopy/metrics"
 	"rangecopy/registry"
 )
 
@@ -35,6 +36,8 @@ type LeadConfig struct {
 	// with a context that ends when the term does (rangecopy server reconciles its catalog
 	// with the registry there). Lead waits for it to return before it campaigns again.
 	WhileLeading func(ctx context.Context)
+	// Metrics, if set, receives the master's metrics.
+	Metrics *metrics.Master
 }
 
 // Lead runs a master until ctx ends: it campaigns in the registry's
@@ -79,6 +82,7 @@ func Lead(ctx context.Context, cfg LeadConfig) error {
 			return fmt.Errorf("master %s: campaign: %w", cfg.ID, err)
 		}
 		log.Info("leading", "id", cfg.ID)
+		cfg.Metrics.SetLeading(true)
 		lctx, cancel := context.WithCancel(ctx)
 		go func() {
 			select {
@@ -97,6 +101,7 @@ func Lead(ctx context.Context, cfg LeadConfig) error {
 		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}}
 		ld.serve(lctx)
 		ld.closeAll()
+		cfg.Metrics.SetLeading(false)
 		cancel()
 		<-hookDone
 		if ctx.Err() != nil {
@@ -166,6 +171,7 @@ func (ld *leader) serve(ctx context.Context) {
 					lj.p.Close()
 				}
 				delete(ld.jobs, id)
+				ld.cfg.Metrics.ForgetJob(id)
 			}
 		}
 		select {
@@ -177,6 +183,7 @@ func (ld *leader) serve(ctx context.Context) {
 
 // forget drops what the leader keeps of a job.
 func (ld *leader) forget(id string) {
+	ld.cfg.Metrics.ForgetJob(id)
 	if lj, ok := ld.jobs[id]; ok {
 		if lj.p != nil {
 			lj.p.Close()
@@ -222,6 +229,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		if counts, err = reg.Count(ctx, id); err != nil {
 			return err
 		}
+		ld.cfg.Metrics.SetTasks(id, metrics.TaskCounts{Pending: counts.Pending, Claimed: counts.Claimed, Done: counts.Done, Failed: counts.Failed})
 		if failures, err = ld.failures(ctx, id, lj, counts); err != nil {
 			return err
 		}
@@ -407,6 +415,10 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 	rep := job.NewReport(j.ID, lj.rec.Spec)
 	rep.Status, rep.UpdatedAt = j.State.String(), time.Now().UTC()
 	rep.Tasks, rep.TasksDone, rep.TasksFailed = int64(c.Tasks), int64(c.Done), int64(c.Failed)
+	rep.BandwidthLimit = lj.rec.Options.Bandwidth
+	if bw, ok, err := reg.Bandwidth(ctx, j.ID); err == nil && ok {
+		rep.BandwidthLimit = bw
+	}
 	if lj.totals == nil {
 		if t, err := planTotals(ctx, reg, ld.log, j.ID); err == nil {
 			lj.totals = &t

@@ -14,6 +14,7 @@ func FuzzRecords(f *testing.F) {
 	f.Add(claimRecord{Worker: "w-1", Session: 0x1000002a, Epoch: 3}.encode())
 	f.Add(Result{Status: StatusFailed, Worker: "w", Message: "bad hfile"}.encode())
 	f.Add(Worker{ID: "w", Capacity: 4, Info: "h"}.encode())
+	f.Add(encodeBandwidth(50e6))
 	f.Add([]byte{})
 	f.Add([]byte{'J', 1, 1, 0x80})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -31,6 +32,11 @@ func FuzzRecords(f *testing.F) {
 		if r, err := decodeResult(b); err == nil {
 			if r2, err := decodeResult(r.encode()); err != nil || r2 != r {
 				t.Errorf("result %x: %+v then %+v, %v", b, r, r2, err)
+			}
+		}
+		if v, err := decodeBandwidth(b); err == nil {
+			if v2, err := decodeBandwidth(encodeBandwidth(v)); err != nil || v2 != v {
+				t.Errorf("bandwidth %x: %d then %d, %v", b, v, v2, err)
 			}
 		}
 		if w, err := decodeWorker("w", b); err == nil {

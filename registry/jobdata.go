@@ -26,9 +26,12 @@ const (
 	// NodePlan holds the plan's totals (tasks, input bytes, files pruned),
 	// written by the planner before the job runs.
 	NodePlan = "plan"
+	// NodeBandwidth holds the job-wide read limit an operator set while
+	// the job runs (SetBandwidth); it overrides the record's bandwidth.
+	NodeBandwidth = "bandwidth"
 )
 
-var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan}
+var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan, NodeBandwidth}
 
 func checkSide(job, name string) error {
 	if err := ValidateJobID(job); err != nil {

@@ -26,7 +26,9 @@ const (
 	recClaim  = 'C'
 	recResult = 'R'
 	recWorker = 'W'
-	recFormat = 1
+	// recBandwidth is a job's bandwidth override (NodeBandwidth).
+	recBandwidth = 'B'
+	recFormat    = 1
 )
 
 // writeBuf appends the fields of a record.

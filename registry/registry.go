@@ -137,6 +137,10 @@ func (r *Registry) SessionTimeout() time.Duration { return r.timeout }
 // SessionID is the id of the current ZooKeeper session (0 while there is none).
 func (r *Registry) SessionID() int64 { return r.conn.SessionID() }
 
+// Connected reports whether the registry holds a ZooKeeper session right
+// now (connected, session established).
+func (r *Registry) Connected() bool { return r.conn.State() == zk.StateHasSession }
+
 // SessionLost returns a channel closed when the current session ends: it
 // expired, the connection was down for a whole session timeout, or the
 // registry was closed. Every ephemeral node made in it (claims, election

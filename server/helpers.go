@@ -10,7 +10,6 @@ import (
 	"rangecopy/catalog"
 	"rangecopy/progress"
 	"rangecopy/registry"
-	"rangecopy/units"
 )
 
 // noteEvent adds an entry to a job's history in the catalog (a job the catalog does not
@@ -51,9 +50,6 @@ func (s *Server) heldTasks(ctx context.Context) (map[string]int, error) {
 	}
 	return out, nil
 }
-
-// parseRate reads a bandwidth as the command line does.
-func parseRate(s string) (float64, error) { return units.ParseRate(s) }
 
 // rateText writes a bandwidth for people; 0 is no cap.
 func rateText(bps float64) string {

@@ -15,6 +15,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
+	"rangecopy/units"
 )
 
 // JobSubmission is the body of POST /jobs: the clusters by name and the copy, with the same
@@ -430,14 +431,9 @@ func (a *api) submitted(ctx context.Context, id string, status int) (*submitOutp
 
 // patchJob changes a job's bandwidth.
 func (a *api) patchJob(ctx context.Context, in *patchJobIn) (*jobOutput, error) {
-	var bps float64
-	switch in.Body.Bandwidth {
-	case "0", "none", "":
-	default:
-		var err error
-		if bps, err = parseRate(in.Body.Bandwidth); err != nil {
-			return nil, fieldProblem("bandwidth", err.Error(), in.Body.Bandwidth)
-		}
+	bps, err := units.ParseLimit(in.Body.Bandwidth)
+	if err != nil {
+		return nil, fieldProblem("bandwidth", err.Error(), in.Body.Bandwidth)
 	}
 	if err := a.s.setBandwidth(ctx, in.ID, bps); err != nil {
 		return nil, err

@@ -67,3 +67,17 @@ func ParseRate(s string) (float64, error) {
 	}
 	return v, nil
 }
+
+// ParseLimit reads a rate limit: a rate as ParseRate reads it, or 0 (no limit) for "0",
+// "0/s", "none" or "unlimited".
+func ParseLimit(s string) (float64, error) {
+	switch t := strings.ToLower(strings.TrimSpace(s)); t {
+	case "none", "unlimited":
+		return 0, nil
+	default:
+		if v, err := strconv.ParseFloat(strings.TrimSuffix(t, "/s"), 64); err == nil && v == 0 {
+			return 0, nil
+		}
+	}
+	return ParseRate(s)
+}

@@ -81,3 +81,17 @@ func TestParseBandwidth(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLimit(t *testing.T) {
+	for in, want := range map[string]float64{"0": 0, "0/s": 0, "none": 0, "Unlimited": 0, "10MB/s": 10e6,
+		"1.5GiB/s": 1.5 * (1 << 30), "1048576": 1 << 20} {
+		if got, err := ParseLimit(in); err != nil || got != want {
+			t.Errorf("ParseLimit(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"-3", "-5MB/s", "fast", "5XB/s"} {
+		if _, err := ParseLimit(bad); err == nil {
+			t.Errorf("ParseLimit(%q): no error", bad)
+		}
+	}
+}

@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"rangecopy/fsys"
+	"rangecopy/bulkload"
 	"rangecopy/job"
+	"rangecopy/metrics"
 	"rangecopy/registry"
 )
 
@@ -33,6 +34,8 @@ type AgentConfig struct {
 	DialTimeout time.Duration
 	// Logger receives the worker's log; nil discards.
 	Logger *slog.Logger
+	// Metrics, if set, receives the worker's metrics.
+	Metrics *metrics.Worker
 }
 
 // agent is a running worker process.
@@ -55,9 +58,16 @@ type agentJob struct {
 	id      string
 	rec     job.Record
 	env     *JobEnv
-	limiter *TokenBucket
-	ctx     context.Context // ends when the job stops running or the worker stops
-	cancel  context.CancelFunc
+	limiter *BandwidthLimit // this worker's share of the job's limit
+	// counters and loaded count what the job's tasks do here; untrack ends
+	// their metrics. read and readAt are the bytes read at the last refresh.
+	counters *Counters
+	loaded   *bulkload.Counters
+	untrack  func()
+	read     int64
+	readAt   time.Time
+	ctx      context.Context // ends when the job stops running or the worker stops
+	cancel   context.CancelFunc
 
 	claimer *claimer
 
@@ -69,8 +79,9 @@ type agentJob struct {
 // RunAgent registers the worker and serves tasks until ctx ends. Jobs are
 // found in the registry: each running detached job (job.RunOptions.Detached)
 // is served with its own connections, work folder and
-// share of the job's bandwidth (the job's Bandwidth times this worker's
-// Capacity over the capacity of all live workers). When a job leaves the
+// share of the job's bandwidth (the job's Bandwidth, or the override an
+// operator set with registry.SetBandwidth, times this worker's Capacity over
+// the capacity of all live workers), taken again at every Refresh. When a job leaves the
 // running state (paused, cancelled, done) its tasks here stop at once and are
 // released with their checkpoints. A task whose claim is lost (the session
 // expired) stops at once and writes nothing more; the registry registers the
@@ -147,6 +158,7 @@ func (a *agent) refresh(ctx context.Context) error {
 		return err
 	}
 	running := map[string]registry.Job{}
+	overrides := map[string]float64{}
 	for _, id := range ids {
 		j, err := reg.Job(ctx, id)
 		if errors.Is(err, registry.ErrNotFound) {
@@ -157,6 +169,13 @@ func (a *agent) refresh(ctx context.Context) error {
 		}
 		if j.State == registry.JobRunning && detached(j) {
 			running[id] = j
+			bw, ok, err := reg.Bandwidth(ctx, id)
+			if err != nil && !errors.Is(err, registry.ErrNotFound) {
+				return err
+			}
+			if ok {
+				overrides[id] = bw
+			}
 		}
 	}
 	// The share of the job-wide bandwidth: capacity over live capacity.
@@ -181,9 +200,7 @@ func (a *agent) refresh(ctx context.Context) error {
 	var toOpen []registry.Job
 	for id, j := range running {
 		if aj, ok := a.jobs[id]; ok {
-			if aj.limiter != nil {
-				aj.limiter.SetRate(aj.rec.Options.Bandwidth * share)
-			}
+			a.setBandwidth(aj, overrides, share)
 			continue
 		}
 		if t, ok := a.openFailed[id]; ok && time.Now().Before(t) {
@@ -194,7 +211,7 @@ func (a *agent) refresh(ctx context.Context) error {
 	a.mu.Unlock()
 	opened := false
 	for _, j := range toOpen {
-		aj, err := a.open(ctx, j, share)
+		aj, err := a.open(ctx, j)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -208,6 +225,7 @@ func (a *agent) refresh(ctx context.Context) error {
 		a.mu.Lock()
 		delete(a.openFailed, j.ID)
 		a.jobs[j.ID] = aj
+		a.setBandwidth(aj, overrides, a.share)
 		a.mu.Unlock()
 		a.log.Info("serving job", "job", j.ID)
 		opened = true
@@ -216,6 +234,35 @@ func (a *agent) refresh(ctx context.Context) error {
 		a.wakeSlots()
 	}
 	return nil
+}
+
+// setBandwidth sets this worker's share of a job's read limit: the
+// operator's override if there is one, else the record's; 0 is no limit. It
+// shows the limit and the rate read since the last call in the metrics.
+// a.mu is held.
+func (a *agent) setBandwidth(aj *agentJob, overrides map[string]float64, share float64) {
+	bw, ok := overrides[aj.id]
+	if !ok {
+		bw = aj.rec.Options.Bandwidth
+	}
+	limit := 0.0
+	if bw > 0 {
+		limit = max(bw*share, 1)
+	}
+	if old := aj.limiter.Rate(); old != limit {
+		if err := aj.limiter.Set(limit); err != nil {
+			a.log.Warn("cannot change the job's bandwidth", "job", aj.id, "bytes_per_second", limit, "err", err)
+		} else if !aj.readAt.IsZero() {
+			a.log.Info("job bandwidth changed", "job", aj.id, "bytes_per_second", limit, "was", old)
+		}
+	}
+	now, read := time.Now(), aj.counters.BytesRead.Load()
+	rate := 0.0
+	if s := now.Sub(aj.readAt).Seconds(); !aj.readAt.IsZero() && s > 0 {
+		rate = float64(read-aj.read) / s
+	}
+	aj.read, aj.readAt = read, now
+	a.cfg.Metrics.SetBandwidth(aj.id, aj.limiter.Rate(), rate)
 }
 
 // detached reports whether a job was submitted for the workers (a job that
@@ -233,8 +280,8 @@ func shareOf(capacity, total int) float64 {
 	return float64(capacity) / float64(total)
 }
 
-// open sets up serving one job.
-func (a *agent) open(ctx context.Context, j registry.Job, share float64) (*agentJob, error) {
+// open sets up serving one job, with no read limit until setBandwidth.
+func (a *agent) open(ctx context.Context, j registry.Job) (*agentJob, error) {
 	rec, err := job.DecodeRecord(j.Spec)
 	if err != nil {
 		return nil, err
@@ -242,21 +289,13 @@ func (a *agent) open(ctx context.Context, j registry.Job, share float64) (*agent
 	if err := rec.Servable(); err != nil {
 		return nil, err
 	}
-	aj := &agentJob{id: j.ID, rec: rec}
-	var lim fsys.Limiter
-	if bw := rec.Options.Bandwidth; bw > 0 {
-		rate := bw * share
-		if aj.limiter, err = NewRateLimit(rate); err != nil {
-			return nil, err
-		}
-		lim = aj.limiter
-	}
-	log := a.log.With("job", j.ID)
-	aj.env, err = OpenJob(ctx, JobConfig{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Limiter: lim,
-		DialTimeout: a.cfg.DialTimeout, Logger: log})
+	aj := &agentJob{id: j.ID, rec: rec, limiter: new(BandwidthLimit), counters: new(Counters), loaded: new(bulkload.Counters)}
+	aj.env, err = OpenJob(ctx, JobConfig{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Limiter: aj.limiter,
+		Counters: aj.counters, LoaderCounters: aj.loaded, DialTimeout: a.cfg.DialTimeout, Logger: a.log})
 	if err != nil {
 		return nil, err
 	}
+	aj.untrack = a.cfg.Metrics.Track(j.ID, aj.counts)
 	aj.ctx, aj.cancel = context.WithCancel(ctx)
 	aj.claimer = newClaimer(a.cfg.Registry, j.ID, registry.Bucket(a.cfg.ID))
 	return aj, nil
@@ -274,7 +313,19 @@ func (a *agent) stopJob(aj *agentJob) {
 		defer a.wg.Done()
 		aj.tasks.Wait()
 		aj.env.Close(context.Background())
+		aj.untrack()
 	}()
+}
+
+// counts are the job's counts here, for the metrics.
+func (aj *agentJob) counts() metrics.JobCounts {
+	c, l := aj.counters, aj.loaded.Values()
+	// Files before fast ones: a file is counted written before it is
+	// counted fast, so the difference never runs ahead of the rewritten.
+	files := c.FilesWritten.Load()
+	fast := c.FastFiles.Load()
+	return metrics.JobCounts{BytesRead: c.BytesRead.Load(), BytesWritten: c.BytesWritten.Load(), BytesLoaded: l.Bytes,
+		FastFiles: fast, RewrittenFiles: max(files-fast, 0), LoadRetries: l.Retries}
 }
 
 func (a *agent) wakeSlots() {
@@ -316,6 +367,9 @@ func (a *agent) slot(ctx context.Context, n int) {
 				continue
 			}
 			cfg := aj.env.ServeConfig(a.cfg.ID)
+			if a.cfg.Metrics != nil {
+				cfg.Observer = a.cfg.Metrics
+			}
 			serveClaim(aj.ctx, &cfg, claim)
 			aj.tasks.Done()
 			ran = true

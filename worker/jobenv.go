@@ -41,7 +41,7 @@ type JobConfig struct {
 	// LoadRetryFor bounds how long the loads of one file may keep failing
 	// (bulkload.LoaderConfig.RetryFor); 0 means bulkload.DefaultRetryFor.
 	LoadRetryFor time.Duration
-	// Logger receives the job's log; nil discards.
+	// Logger receives the job's log, with the job's id added; nil discards.
 	Logger *slog.Logger
 }
 
@@ -63,6 +63,7 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	c.Logger = c.Logger.With("job", c.Job)
 	if c.DialTimeout <= 0 {
 		c.DialTimeout = 30 * time.Second
 	}

@@ -87,3 +87,54 @@ func (b *TokenBucket) Rate() float64 {
 	defer b.mu.Unlock()
 	return b.rate
 }
+
+// BandwidthLimit is an fsys.Limiter whose rate may change at any time,
+// between a limit and none: a job's read limit as an operator sets it while
+// the job runs. The zero value lets everything through.
+type BandwidthLimit struct {
+	mu sync.Mutex
+	b  *TokenBucket // nil: no limit
+}
+
+// Set changes the limit to rate bytes per second from now on; 0 (or less)
+// lifts it. A rate that changes keeps the tokens in the bucket.
+func (l *BandwidthLimit) Set(rate float64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case rate <= 0:
+		l.b = nil
+	case l.b == nil:
+		b, err := NewRateLimit(rate)
+		if err != nil {
+			return err
+		}
+		l.b = b
+	default:
+		l.b.SetRate(rate)
+	}
+	return nil
+}
+
+// Rate is the current limit in bytes per second; 0 means none.
+func (l *BandwidthLimit) Rate() float64 {
+	l.mu.Lock()
+	b := l.b
+	l.mu.Unlock()
+	if b == nil {
+		return 0
+	}
+	return b.Rate()
+}
+
+// WaitN takes n bytes from the current limit's bucket, or returns at once
+// when there is no limit.
+func (l *BandwidthLimit) WaitN(ctx context.Context, n int) error {
+	l.mu.Lock()
+	b := l.b
+	l.mu.Unlock()
+	if b == nil {
+		return ctx.Err()
+	}
+	return b.WaitN(ctx, n)
+}

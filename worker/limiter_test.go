@@ -71,3 +71,29 @@ func TestLimiterSeesEveryByte(t *testing.T) {
 		t.Fatalf("cancelled run: %v", err)
 	}
 }
+
+// TestBandwidthLimit goes from no limit to a limit, changes it and lifts it.
+func TestBandwidthLimit(t *testing.T) {
+	var l BandwidthLimit
+	var _ fsys.Limiter = &l
+	for i, step := range []struct{ set, want float64 }{
+		{0, 0}, {5e6, 5e6}, {1e6, 1e6}, {0, 0}, {-1, 0}, {2e6, 2e6},
+	} {
+		if err := l.Set(step.set); err != nil {
+			t.Fatalf("step %d: set %v: %v", i, step.set, err)
+		}
+		if got := l.Rate(); got != step.want {
+			t.Fatalf("step %d: set %v: rate %v, want %v", i, step.set, got, step.want)
+		}
+		if err := l.WaitN(t.Context(), 1); err != nil {
+			t.Fatalf("step %d: WaitN: %v", i, err)
+		}
+	}
+	// The limit in force is a token bucket of that rate.
+	l.mu.Lock()
+	b := l.b
+	l.mu.Unlock()
+	if b == nil || b.Rate() != 2e6 {
+		t.Fatalf("bucket %v, want one of 2e6 B/s", b)
+	}
+}

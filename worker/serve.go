@@ -14,6 +14,7 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/metrics"
 	"rangecopy/registry"
 	"rangecopy/retry"
 )
@@ -59,8 +60,20 @@ type ServeConfig struct {
 	// Idle is how long a worker with nothing to claim waits before it looks
 	// again when no change of the job is heard; 0 means 5 s.
 	Idle time.Duration
-	// Logger receives a line per task; nil discards.
+	// Observer, if set, is told of each task's start and end, each file's
+	// load and each retry (a *metrics.Worker).
+	Observer TaskObserver
+	// Logger receives a line per task, with the worker's and the task's ids
+	// added; nil discards.
 	Logger *slog.Logger
+}
+
+// TaskObserver is told what the tasks of a job do, for metrics.
+type TaskObserver interface {
+	TaskStarted(job string)
+	TaskEnded(job, outcome string, d time.Duration)
+	FileLoaded(job string, d time.Duration)
+	Retried(job, cause string)
 }
 
 // Serve claims the job's tasks one at a time and runs them until ctx ends:
@@ -78,6 +91,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return errors.New("worker: ServeConfig needs Registry, Regions, Loader and OutputDir")
 	}
 	cfg.defaults()
+	cfg.Logger = cfg.Logger.With("worker", cfg.Worker)
 	watch, err := cfg.Registry.WatchJob(ctx, cfg.Job)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -95,7 +109,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 			if registry.Classify(err) == registry.ActionGiveUp {
 				return fmt.Errorf("worker %s: job %s: %w", cfg.Worker, cfg.Job, err)
 			}
-			cfg.Logger.Warn("registry call failed; trying again", "worker", cfg.Worker, "err", err)
+			cfg.Logger.Warn("registry call failed; trying again", "err", err)
 		}
 		if claim != nil {
 			serveClaim(ctx, &cfg, claim)
@@ -132,9 +146,13 @@ func (cfg *ServeConfig) defaults() {
 	}
 }
 
-// serveClaim runs one claimed task and records how it ended.
-func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
-	log := cfg.Logger.With("worker", cfg.Worker, "task", claim.Task())
+// serveClaim runs one claimed task and records how it ended. cfg.Logger
+// names the job and the worker.
+func serveClaim(ctx context.Context, scfg *ServeConfig, claim *Claim) {
+	log := scfg.Logger.With("task", claim.Task())
+	c := *scfg
+	c.Logger, c.Options.Logger = log, log
+	cfg := &c
 	taskCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -145,12 +163,18 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 		}
 	}()
 	start := time.Now()
+	outcome := metrics.OutcomeFailed
+	if cfg.Observer != nil {
+		cfg.Observer.TaskStarted(cfg.Job)
+		defer func() { cfg.Observer.TaskEnded(cfg.Job, outcome, time.Since(start)) }()
+	}
 	err := runClaimed(taskCtx, cfg, claim, log)
 	// Record the end with a context of its own: ctx may be ending.
 	endCtx, endCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer endCancel()
 	switch {
 	case err == nil:
+		outcome = metrics.OutcomeLost // unless the result is written
 		if err := claim.Done(endCtx); err != nil {
 			log.Warn("task done, but its result could not be written", "err", err)
 			return
@@ -166,6 +190,7 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 			bytes = spec.Task.Bytes
 			fast = len(spec.Task.Files) == 1
 		}
+		outcome = metrics.OutcomeDone
 		log.Info("task done", "seconds", time.Since(start).Seconds(), "input_bytes", bytes, "one_input", fast)
 	case ctx.Err() != nil && !isLost(claim):
 		// Stopped from outside (the job paused or cancelled, the worker
@@ -174,8 +199,10 @@ func serveClaim(ctx context.Context, cfg *ServeConfig, claim *Claim) {
 		if err := claim.Release(endCtx); err != nil && !errors.Is(err, registry.ErrLostClaim) {
 			log.Warn("release the task", "err", err)
 		}
+		outcome = metrics.OutcomeReleased
 		log.Info("task interrupted; released with its checkpoint")
 	case lost(claim, err):
+		outcome = metrics.OutcomeLost
 		log.Warn("claim lost; task stopped without writing more", "err", err)
 	default:
 		log.Error("task failed", "err", err)
@@ -252,6 +279,9 @@ func runClaimed(ctx context.Context, cfg *ServeConfig, claim *Claim, log *slog.L
 			return err
 		}
 		wait := backoff.Delay(attempt - 1)
+		if cfg.Observer != nil {
+			cfg.Observer.Retried(cfg.Job, metrics.CauseTaskAttempt)
+		}
 		log.Warn("task attempt failed; running it again from its checkpoint", "attempt", attempt, "err", err, "wait", wait)
 		if err := retry.Sleep(ctx, wait); err != nil {
 			return err
@@ -288,12 +318,16 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 				sent = time.Now()
 				return fctx, err
 			}
+			began := time.Now()
 			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Fence: fence}); err != nil {
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
+			if cfg.Observer != nil {
+				cfg.Observer.FileLoaded(cfg.Job, time.Since(began))
+			}
 			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
-			cfg.Logger.Info("file loaded", "job", cfg.Job, "task", id, "family", f.Family,
-				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes, "worker", cfg.Worker,
+			cfg.Logger.Info("file loaded", "family", f.Family,
+				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
 				"sent", sent.UTC().Format(time.RFC3339Nano))
 		}
 		next, err := cp.Advance(spec.Task.Rows.End, l)
@@ -303,7 +337,11 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		// A file that was loaded is recorded even if the task is being
 		// stopped (the job paused or cancelled): the claim still fences it.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		err = saveCheckpoint(sctx, claim, next)
+		err = saveCheckpoint(sctx, claim, next, func() {
+			if cfg.Observer != nil {
+				cfg.Observer.Retried(cfg.Job, metrics.CauseCheckpointSave)
+			}
+		})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("task %s: save checkpoint after %s: %w", id, describe(f), err)
@@ -344,8 +382,9 @@ func describe(f OutputFile) string {
 }
 
 // saveCheckpoint stores cp fenced by the claim, retrying passing failures
-// a few times (saveAgain, checkpointBackoff).
-func saveCheckpoint(ctx context.Context, claim *Claim, cp checkpoint.Checkpoint) error {
+// a few times (saveAgain, checkpointBackoff); retried is called before each
+// retry.
+func saveCheckpoint(ctx context.Context, claim *Claim, cp checkpoint.Checkpoint, retried func()) error {
 	b, err := cp.Encode()
 	if err != nil {
 		return err
@@ -356,6 +395,7 @@ func saveCheckpoint(ctx context.Context, claim *Claim, cp checkpoint.Checkpoint)
 		if !saveAgain(err, try) {
 			return err
 		}
+		retried()
 		if retry.Sleep(ctx, backoff.Delay(try-1)) != nil {
 			return err
 		}

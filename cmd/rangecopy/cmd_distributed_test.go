@@ -25,7 +25,7 @@ func TestDistributedCommandsBadInput(t *testing.T) {
 		{[]string{"worker"}, "--zk is required"},
 		{[]string{"worker", "--zk", "h:1", "--capacity", "0"}, "--capacity 0: want 1 to 256"},
 		{[]string{"worker", "--zk", "h:1", "--session-timeout", "-1s"}, "--session-timeout -1s: must be positive"},
-		{[]string{"job"}, "missing job action: want one of cancel, list, pause, resume, status, wait"},
+		{[]string{"job"}, "missing job action: want one of bandwidth, cancel, list, pause, resume, status, wait"},
 		{[]string{"job", "--zk", "h:1", "status"}, "job status takes one job id, got 0 arguments"},
 		{[]string{"job", "cancel", "j1", "--json", "--zk", "h:1"}, "unknown flag: --json"},
 		{[]string{"job", "list", "--zk", "h:1", "--log-format", "xml"}, `--log-format "xml": want text or json`},

@@ -16,16 +16,22 @@ import (
 	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/retry"
+	"rangecopy/units"
 )
 
 // jobStatus is what "job status --json" prints.
 type jobStatus struct {
-	ID      string      `json:"id"`
-	State   string      `json:"state"`
-	Message string      `json:"message,omitempty"`
-	Table   string      `json:"table,omitempty"`
-	Tasks   taskCounts  `json:"tasks"`
-	Report  *job.Report `json:"report,omitempty"`
+	ID      string `json:"id"`
+	State   string `json:"state"`
+	Message string `json:"message,omitempty"`
+	Table   string `json:"table,omitempty"`
+	// Bandwidth is the job-wide read limit in bytes per second now (0:
+	// none); BandwidthSetBy says where it comes from: "job" (its
+	// --bandwidth) or "operator" (rangecopy job bandwidth).
+	Bandwidth      float64     `json:"bandwidth"`
+	BandwidthSetBy string      `json:"bandwidthSetBy"`
+	Tasks          taskCounts  `json:"tasks"`
+	Report         *job.Report `json:"report,omitempty"`
 }
 
 type taskCounts struct {
@@ -46,7 +52,7 @@ func newJobCommand() *cobra.Command {
 	var f jobFlags
 	c := &cobra.Command{
 		Use:   "job <action>",
-		Short: "status, list, cancel, pause, resume or wait for jobs in the registry",
+		Short: "status, list, cancel, pause, resume, wait for jobs in the registry or change their bandwidth",
 		Long: `Follows and controls jobs through the registry in ZooKeeper: jobs submitted
 with "rangecopy copy --detach", and those a "rangecopy copy" process runs.
 Flags may come before or after the job id.`,
@@ -109,6 +115,32 @@ Flags may come before or after the job id.`,
 		},
 	}
 	wait.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (default no limit)")
+	bandwidth := &cobra.Command{
+		Use:   "bandwidth <job-id> <rate>",
+		Short: "change the job-wide read limit of a job, while it runs",
+		Long: `Sets the job-wide read limit of a job from now on, overriding its --bandwidth:
+a rate such as 50MB/s or 1.5GiB/s, or 0 for no limit. The workers serving the
+job take the new limit at their next refresh (within seconds), each its share
+of it; "rangecopy job status" shows it. A "rangecopy copy" process running a
+job of its own keeps the limit it started with.`,
+		Example: `  rangecopy job bandwidth copy-ns.events-3f0c2a... 50MB/s --zk zk1,zk2,zk3:2181
+  rangecopy job bandwidth copy-ns.events-3f0c2a... 0 --zk zk1,zk2,zk3:2181`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageErrorf("%s takes a job id and a rate, got %d arguments", commandName(c), len(args))
+			}
+			return jobIDArg(c, args[:1])
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			rate, err := units.ParseLimit(args[1])
+			if err != nil {
+				return usageErrorf("rate: %v", err)
+			}
+			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+				return jobBandwidth(ctx, reg, args[0], rate, c.OutOrStdout())
+			})
+		},
+	}
 	c.AddCommand(status, list,
 		control("cancel", "stop the job and remove its work folder and snapshot",
 			`Stops the job: workers stop its tasks, the master removes its work folder and
@@ -119,8 +151,32 @@ loaded, each whole.`),
 are released. "rangecopy job resume" goes on from there.`),
 		control("resume", "run a paused job again",
 			"Runs a paused job again; failed tasks get a new round of retries."),
-		wait)
+		wait, bandwidth)
 	return c
+}
+
+// jobBandwidth sets a job's bandwidth override.
+func jobBandwidth(ctx context.Context, reg *registry.Registry, id string, rate float64, w io.Writer) error {
+	j, err := reg.Job(ctx, id)
+	if err != nil {
+		return notFoundErr(id, err)
+	}
+	if j.State.Final() {
+		return fmt.Errorf("job %s is %s already: its bandwidth cannot change", id, j.State)
+	}
+	if err := reg.SetBandwidth(ctx, id, rate); err != nil {
+		return notFoundErr(id, err)
+	}
+	_, err = fmt.Fprintf(w, "job %s: bandwidth %s\n", id, bandwidthText(rate))
+	return err
+}
+
+// bandwidthText is a limit for people: "47.7 MiB/s", or "no limit".
+func bandwidthText(rate float64) string {
+	if rate <= 0 {
+		return "no limit"
+	}
+	return progress.Bytes(int64(rate)) + "/s"
 }
 
 // jobIDArg takes one valid job id.
@@ -163,6 +219,12 @@ func statusOf(ctx context.Context, reg *registry.Registry, id string) (jobStatus
 	st := jobStatus{ID: id, State: j.State.String(), Message: j.Message}
 	if rec, err := job.DecodeRecord(j.Spec); err == nil {
 		st.Table = rec.Spec.Table
+		st.Bandwidth, st.BandwidthSetBy = rec.Options.Bandwidth, "job"
+	}
+	if bw, ok, err := reg.Bandwidth(ctx, id); err != nil {
+		return st, fmt.Errorf("job %s: %w", id, err)
+	} else if ok {
+		st.Bandwidth, st.BandwidthSetBy = bw, "operator"
 	}
 	c, err := reg.Count(ctx, id)
 	if err != nil {
@@ -195,6 +257,9 @@ func jobStatusOf(ctx context.Context, reg *registry.Registry, id string, jsonOut
 	}
 	if st.Table != "" {
 		fmt.Fprintf(w, "table    %s\n", st.Table)
+	}
+	if st.BandwidthSetBy != "" {
+		fmt.Fprintf(w, "limit    %s (set by the %s)\n", bandwidthText(st.Bandwidth), st.BandwidthSetBy)
 	}
 	t := st.Tasks
 	fmt.Fprintf(w, "tasks    %d: %d done, %d running, %d waiting, %d failed\n", t.Total, t.Done, t.Claimed, t.Pending, t.Failed)

@@ -5,9 +5,11 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"rangecopy/master"
+	"rangecopy/metrics"
 	"rangecopy/registry"
 )
 
@@ -16,6 +18,7 @@ type masterFlags struct {
 	registry registryFlags
 	log      logFlags
 	id       string
+	metrics  metricsFlags
 }
 
 func newMasterCommand() *cobra.Command {
@@ -28,7 +31,9 @@ serves every job submitted with "rangecopy copy --detach": pins and plans it
 into tasks, retries failed tasks with a backoff (then pauses the job for an
 operator), stores progress, and finishes or cancels it. Run two or three: one
 leads, the others take over within a session timeout of its death. Stops on
-SIGINT or SIGTERM.`,
+SIGINT or SIGTERM. With --metrics-addr it serves Prometheus metrics (whether
+it leads, the tasks of each job by status, the ZooKeeper session) on
+/metrics.`,
 		Example: "  rangecopy master --zk zk1,zk2,zk3:2181",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -40,6 +45,7 @@ SIGINT or SIGTERM.`,
 	f.registry.add(fs, "")
 	f.registry.addSessionTimeout(fs)
 	fs.StringVar(&f.id, "id", "", "this master's name in the election (default master-<host>-<pid>)")
+	f.metrics.add(fs)
 	f.log.add(fs)
 	f.log.complete(c)
 	return c
@@ -59,5 +65,17 @@ func runMaster(ctx context.Context, f masterFlags, stderr io.Writer) error {
 		return err
 	}
 	defer reg.Close()
-	return master.Lead(ctx, master.LeadConfig{Registry: reg, ID: f.id, Logger: log})
+	cfg := master.LeadConfig{Registry: reg, ID: f.id, Logger: log}
+	if f.metrics.addr != "" {
+		preg := prometheus.NewRegistry()
+		if cfg.Metrics, err = metrics.NewMaster(preg, reg.Connected); err != nil {
+			return err
+		}
+		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	return master.Lead(ctx, cfg)
 }

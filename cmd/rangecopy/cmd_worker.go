@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"rangecopy/metrics"
 	"rangecopy/registry"
 	"rangecopy/worker"
 )
@@ -19,6 +21,7 @@ type workerFlags struct {
 	log      logFlags
 	id       string
 	capacity int
+	metrics  metricsFlags
 }
 
 func newWorkerCommand() *cobra.Command {
@@ -32,8 +35,10 @@ HDFS and bulk loading into the target (both named by each job). Its share of
 a job's --bandwidth is its capacity over that of all live workers. When its
 ZooKeeper session expires it stops its tasks at once and registers anew; a
 task it stops is taken over by another worker from its checkpoint. Stops on
-SIGINT or SIGTERM, releasing its tasks.`,
-		Example: "  rangecopy worker --zk zk1,zk2,zk3:2181 --capacity 8",
+SIGINT or SIGTERM, releasing its tasks. With --metrics-addr it serves
+Prometheus metrics (bytes read, written and loaded, tasks, retries,
+bandwidth, the ZooKeeper session) on /metrics.`,
+		Example: "  rangecopy worker --zk zk1,zk2,zk3:2181 --capacity 8 --metrics-addr :9464",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runWorker(c.Context(), f, c.ErrOrStderr())
@@ -45,6 +50,7 @@ SIGINT or SIGTERM, releasing its tasks.`,
 	f.registry.addSessionTimeout(fs)
 	fs.StringVar(&f.id, "id", "", "this worker's id, unique among live workers (default worker-<host>-<pid>)")
 	fs.IntVar(&f.capacity, "capacity", 4, "tasks run at once")
+	f.metrics.add(fs)
 	f.log.add(fs)
 	f.log.complete(c)
 	return c
@@ -68,6 +74,18 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	}
 	defer reg.Close()
 	host, _ := os.Hostname()
-	return worker.RunAgent(ctx, worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity,
-		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log})
+	cfg := worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity,
+		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log}
+	if f.metrics.addr != "" {
+		preg := prometheus.NewRegistry()
+		if cfg.Metrics, err = metrics.NewWorker(preg, reg.Connected); err != nil {
+			return err
+		}
+		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	return worker.RunAgent(ctx, cfg)
 }
