@@ -38,8 +38,10 @@ type principalKey struct{}
 
 // callerOf returns the caller of a request handled by the API.
 func callerOf(ctx context.Context) principal {
-	p, _ := ctx.Value(principalKey{}).(principal)
-	return p
+	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
+		return *p
+	}
+	return principal{}
 }
 
 // roleMeta is the operation metadata key of the role an operation needs; operations without
@@ -59,7 +61,7 @@ func newAPI(s *Server) *api {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "a token secret from rangecopy token create"},
 	}
 	a.h = humago.New(a.mux, cfg)
-	a.h.UseMiddleware(a.authenticate, a.audit)
+	a.h.UseMiddleware(a.audit, a.authenticate)
 	a.registerHealth()
 	a.registerClusters()
 	a.registerJobs()
@@ -140,8 +142,10 @@ func (a *api) authenticate(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	p, err := a.authorize(ctx.Context(), ctx.Header("Authorization"), need)
+	if held, ok := ctx.Context().Value(principalKey{}).(*principal); ok {
+		*held = p // for the audit log, which runs around this
+	}
 	if err != nil {
-		ctx = huma.WithValue(ctx, principalKey{}, p)
 		var ae *authError
 		if errors.As(err, &ae) {
 			if ae.status == http.StatusUnauthorized {
@@ -153,12 +157,13 @@ func (a *api) authenticate(ctx huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(a.h, ctx, http.StatusServiceUnavailable, "the catalog cannot check the token now", err)
 		return
 	}
-	next(huma.WithValue(ctx, principalKey{}, p))
+	next(ctx)
 }
 
 // audit records every mutating call, and every call refused for want of a token or a role,
 // in the catalog's audit log.
 func (a *api) audit(ctx huma.Context, next func(huma.Context)) {
+	ctx = huma.WithValue(ctx, principalKey{}, &principal{})
 	next(ctx)
 	status := ctx.Status()
 	if status == 0 {
