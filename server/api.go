@@ -60,6 +60,7 @@ func newAPI(s *Server) *api {
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "a token secret from rangecopy token create"},
 	}
+	useClearErrors()
 	a.h = humago.New(a.mux, cfg)
 	a.h.UseMiddleware(a.audit, a.authenticate)
 	a.registerHealth()
@@ -198,4 +199,36 @@ func writeProblem(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	fmt.Fprintf(w, `{"title":%q,"status":%d,"detail":%q}`, http.StatusText(status), status, msg)
+}
+
+// useClearErrors makes huma's request validation answer 400 (not 422) with a detail that
+// names every field that is wrong and why, so that a client reads what to fix from the
+// detail alone. huma keeps its error constructor in a package variable; every server sets
+// the same function.
+func useClearErrors() {
+	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		details := make([]*huma.ErrorDetail, 0, len(errs))
+		var parts []string
+		for _, e := range errs {
+			if e == nil {
+				continue
+			}
+			d, ok := e.(huma.ErrorDetailer)
+			if !ok {
+				details = append(details, &huma.ErrorDetail{Message: e.Error()})
+				parts = append(parts, e.Error())
+				continue
+			}
+			ed := d.ErrorDetail()
+			details = append(details, ed)
+			parts = append(parts, strings.TrimPrefix(ed.Location, "body.")+": "+ed.Message)
+		}
+		if status == http.StatusUnprocessableEntity {
+			status = http.StatusBadRequest
+			if len(parts) > 0 {
+				msg = "the request is not valid: " + strings.Join(parts, "; ")
+			}
+		}
+		return &huma.ErrorModel{Status: status, Title: http.StatusText(status), Detail: msg, Errors: details}
+	}
 }

@@ -43,6 +43,14 @@ func (a *api) follow(ctx context.Context, id string, send sse.Sender) {
 	lastState := ""
 	t := time.NewTicker(eventPoll)
 	defer t.Stop()
+	// Changes in the registry wake the stream at once; the ticker covers the catalog (and a
+	// job the registry does not hold).
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changed, err := a.s.reg.WatchJob(wctx, id)
+	if err != nil {
+		changed = nil
+	}
 	for first := true; ; first = false {
 		v, err := a.jobView(ctx, id)
 		if err != nil {
@@ -76,6 +84,10 @@ func (a *api) follow(ctx context.Context, id string, send sse.Sender) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case _, ok := <-changed:
+			if !ok {
+				changed = nil
+			}
 		}
 	}
 }

@@ -292,8 +292,17 @@ func (a *api) registerJobs() {
 
 	submit := op("submit-job", http.MethodPost, "/jobs", "Submit a copy job", catalog.RoleOperator, "jobs")
 	submit.Description += " The same copy submitted again while it runs returns that job (200); so does a second submission with the same Idempotency-Key. A new job answers 201."
+	submit.DefaultStatus = http.StatusCreated
 	submit.Errors = append(submit.Errors, http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway)
 	huma.Register(a.h, submit, a.submit)
+	// The same copy again answers 200 with the job it returns, as the 201 does.
+	if pi := a.h.OpenAPI().Paths[APIPrefix+"/jobs"]; pi != nil && pi.Post != nil {
+		if created := pi.Post.Responses["201"]; created != nil {
+			same := *created
+			same.Description = "The same copy is under way (or the Idempotency-Key was used for it): that job."
+			pi.Post.Responses["200"] = &same
+		}
+	}
 
 	get := op("get-job", http.MethodGet, "/jobs/{id}", "Show a job: spec, state and progress", catalog.RoleViewer, "jobs")
 	get.Errors = append(get.Errors, http.StatusNotFound)
