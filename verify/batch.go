@@ -147,11 +147,11 @@ func Mismatched(src, dst []BatchHash) []int {
 }
 
 // JoinRanges joins the batches of the indexes (ascending) into the fewest
-// ranges: adjacent batches make one range. Pure.
+// ranges: batches that touch make one range. Pure.
 func JoinRanges(batches []job.KeyRange, idx []int) []job.KeyRange {
 	var out []job.KeyRange
 	for n, i := range idx {
-		if n > 0 && idx[n-1] == i-1 {
+		if n > 0 && len(out[len(out)-1].End) > 0 && bytes.Equal(out[len(out)-1].End, batches[i].Start) {
 			out[len(out)-1].End = batches[i].End
 			continue
 		}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,10 @@ type Options struct {
 	// Time bounds the cells compared by timestamp, [Min, Max), markers
 	// too, before any delete applies; the zero value is all time.
 	Time job.TimeRange
+	// Only, when set, restricts the comparison to the batches that overlap
+	// these ranges (a re-check of repaired ranges); the batches are still
+	// cut as for the whole of Rows.
+	Only []job.KeyRange
 	// Families are compared; empty means every family of the source.
 	Families []string
 	// Mode is ModeVisible (the zero value means it) or ModeRaw.
@@ -205,6 +210,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		Families: families, SourceSnapshot: sides[0].pinned.Info.Name, TargetSnapshot: sides[1].pinned.Info.Name}
 
 	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
+	if o.Only != nil {
+		batches = overlapping(batches, o.Only)
+	}
 	rep.Batches = len(batches)
 	o.Logger.Info("verify: batches planned", "batches", len(batches), "source_files", len(sides[0].pinned.Files), "target_files", len(sides[1].pinned.Files))
 
@@ -252,7 +260,7 @@ func (r Report) MismatchedKeyRanges() ([]job.KeyRange, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mismatched range stop %q: %w", rg.StopRow, err)
 		}
-		out = append(out, job.KeyRange{Start: s, End: e})
+		out = append(out, job.KeyRange{Start: nonEmpty(s), End: nonEmpty(e)})
 	}
 	return out, nil
 }
@@ -280,6 +288,20 @@ func open(ctx context.Context, name string, c cluster.Config, o Options) (*conn,
 		return nil, nil, fmt.Errorf("verify: %s: %w", name, err)
 	}
 	return &conn{hb: hb, fs: fs}, func() { fs.Close(); hb.Close() }, nil
+}
+
+// overlapping keeps the batches that overlap any of ranges. Pure.
+func overlapping(batches, ranges []job.KeyRange) []job.KeyRange {
+	var out []job.KeyRange
+	for _, b := range batches {
+		for _, r := range ranges {
+			if _, ok := b.Intersect(r); ok {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // cutsOf returns the region boundaries of both sides.
@@ -314,22 +336,28 @@ func hashSides(ctx context.Context, sides []*side, families []string, batches []
 	type unit struct {
 		side   int
 		region job.Region
-		lo, hi int // batches [lo, hi) lie in the region
+		lo, hi int // batches [lo, hi) lie in the region, one after another
 	}
 	var units []unit
 	for si, s := range sides {
 		for _, r := range s.pinned.Regions {
-			lo, hi := -1, -1
+			lo := -1
 			for i, b := range batches {
-				if r.Rows.Contains(b.Start) {
-					if lo < 0 {
-						lo = i
-					}
-					hi = i + 1
+				in := r.Rows.Contains(b.Start)
+				if in && lo >= 0 && !bytes.Equal(batches[i-1].End, b.Start) {
+					units = append(units, unit{side: si, region: r, lo: lo, hi: i})
+					lo = -1
+				}
+				if in && lo < 0 {
+					lo = i
+				}
+				if !in && lo >= 0 {
+					units = append(units, unit{side: si, region: r, lo: lo, hi: i})
+					lo = -1
 				}
 			}
 			if lo >= 0 {
-				units = append(units, unit{side: si, region: r, lo: lo, hi: hi})
+				units = append(units, unit{side: si, region: r, lo: lo, hi: len(batches)})
 			}
 		}
 	}

@@ -23,10 +23,7 @@ import (
 // copyFlags are the command line of rangecopy copy, as typed.
 type copyFlags struct {
 	source, target                    clusterFlags
-	table, targetTable                string
-	startRow, stopRow                 string
-	startTime, endTime                string
-	families                          string
+	rng                               rangeFlags
 	workers                           int
 	bandwidth                         string
 	taskSize                          string
@@ -79,13 +76,7 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	fs.SortFlags = false
 	f.source.add(fs, "source")
 	f.target.add(fs, "target")
-	fs.StringVar(&f.table, "table", "", "source table, [namespace:]name (required unless --resume)")
-	fs.StringVar(&f.targetTable, "target-table", "", "target table (default the source table's name)")
-	fs.StringVar(&f.startRow, "start-row", "", "first row to copy (inclusive; default the start of the table)")
-	fs.StringVar(&f.stopRow, "stop-row", "", "row to stop before (exclusive; default the end of the table)")
-	fs.StringVar(&f.startTime, "start-time", "", "oldest cell timestamp to copy, ms (inclusive; default 0)")
-	fs.StringVar(&f.endTime, "end-time", "", "cell timestamp to stop before, ms (exclusive; default no limit)")
-	fs.StringVar(&f.families, "families", "", "comma-separated column families to copy (default all)")
+	f.rng.add(fs, "copy", "required unless --resume")
 	fs.BoolVar(&f.createTable, "create-table", false, "create a missing target table, pre-split like the source")
 	fs.IntVar(&f.workers, "workers", 4, "tasks run at once")
 	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s (default none)")
@@ -148,7 +139,7 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	if f.source.spec == "" || f.target.spec == "" {
 		return usage("--source and --target are required")
 	}
-	if f.table == "" && f.resume == "" {
+	if f.rng.table == "" && f.resume == "" {
 		return usage("--table is required (or --resume <job-id>)")
 	}
 	var err error
@@ -158,38 +149,8 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	if o.Target, err = f.target.config(); err != nil {
 		return o, err
 	}
-	o.Spec = job.Spec{Table: f.table, TargetTable: f.targetTable}
-	if o.Spec.Rows.Start, err = job.ParseKey(f.startRow); err != nil {
-		return usage("--start-row: %v", err)
-	}
-	if o.Spec.Rows.End, err = job.ParseKey(f.stopRow); err != nil {
-		return usage("--stop-row: %v", err)
-	}
-	if len(o.Spec.Rows.Start) == 0 {
-		o.Spec.Rows.Start = nil
-	}
-	if len(o.Spec.Rows.End) == 0 {
-		o.Spec.Rows.End = nil
-	}
-	if f.startTime != "" || f.endTime != "" {
-		o.Spec.Time = job.AllTime()
-		if f.startTime != "" {
-			if o.Spec.Time.Min, err = strconv.ParseInt(f.startTime, 10, 64); err != nil {
-				return usage("--start-time %q: not a number of milliseconds", f.startTime)
-			}
-		}
-		if f.endTime != "" {
-			if o.Spec.Time.Max, err = strconv.ParseInt(f.endTime, 10, 64); err != nil {
-				return usage("--end-time %q: not a number of milliseconds", f.endTime)
-			}
-		}
-	}
-	if f.families != "" {
-		for _, fam := range strings.Split(f.families, ",") {
-			if fam = strings.TrimSpace(fam); fam != "" {
-				o.Spec.Families = append(o.Spec.Families, fam)
-			}
-		}
+	if o.Spec, err = f.rng.spec(); err != nil {
+		return o, err
 	}
 	if f.resume == "" {
 		if err := o.Spec.Validate(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"rangecopy/cluster"
 	"rangecopy/hbase"
+	"rangecopy/job"
 	"rangecopy/registry"
 )
 
@@ -53,6 +55,67 @@ func (c clusterFlags) config() (cluster.Config, error) {
 		return cfg, usageErrorf("--%s %s names no HDFS: give --%s-hdfs hdfs://namenode:port/hbase-root", c.side, c.spec, c.side)
 	}
 	return cfg, nil
+}
+
+// rangeFlags select what of a table a command reads: --table,
+// --target-table, the row range, the time range and --families, as copy and
+// verify take them.
+type rangeFlags struct {
+	table, targetTable string
+	startRow, stopRow  string
+	startTime, endTime string
+	families           string
+}
+
+// add adds the flags; verb says what the command does with the cells
+// ("copy", "compare").
+func (r *rangeFlags) add(fs *pflag.FlagSet, verb, tableHelp string) {
+	fs.StringVar(&r.table, "table", "", "source table, [namespace:]name ("+tableHelp+")")
+	fs.StringVar(&r.targetTable, "target-table", "", "target table (default the source table's name)")
+	fs.StringVar(&r.startRow, "start-row", "", "first row to "+verb+" (inclusive; default the start of the table)")
+	fs.StringVar(&r.stopRow, "stop-row", "", "row to stop before (exclusive; default the end of the table)")
+	fs.StringVar(&r.startTime, "start-time", "", "oldest cell timestamp to "+verb+", ms (inclusive; default 0)")
+	fs.StringVar(&r.endTime, "end-time", "", "cell timestamp to stop before, ms (exclusive; default no limit)")
+	fs.StringVar(&r.families, "families", "", "comma-separated column families to "+verb+" (default all)")
+}
+
+// spec parses the flags into a job spec; it does not validate it.
+func (r rangeFlags) spec() (job.Spec, error) {
+	s := job.Spec{Table: r.table, TargetTable: r.targetTable}
+	var err error
+	if s.Rows.Start, err = job.ParseKey(r.startRow); err != nil {
+		return s, usageErrorf("--start-row: %v", err)
+	}
+	if s.Rows.End, err = job.ParseKey(r.stopRow); err != nil {
+		return s, usageErrorf("--stop-row: %v", err)
+	}
+	if len(s.Rows.Start) == 0 {
+		s.Rows.Start = nil
+	}
+	if len(s.Rows.End) == 0 {
+		s.Rows.End = nil
+	}
+	if r.startTime != "" || r.endTime != "" {
+		s.Time = job.AllTime()
+		if r.startTime != "" {
+			if s.Time.Min, err = strconv.ParseInt(r.startTime, 10, 64); err != nil {
+				return s, usageErrorf("--start-time %q: not a number of milliseconds", r.startTime)
+			}
+		}
+		if r.endTime != "" {
+			if s.Time.Max, err = strconv.ParseInt(r.endTime, 10, 64); err != nil {
+				return s, usageErrorf("--end-time %q: not a number of milliseconds", r.endTime)
+			}
+		}
+	}
+	if r.families != "" {
+		for _, fam := range strings.Split(r.families, ",") {
+			if fam = strings.TrimSpace(fam); fam != "" {
+				s.Families = append(s.Families, fam)
+			}
+		}
+	}
+	return s, nil
 }
 
 // registryFlags locate the registry in ZooKeeper: --zk and --zk-root, and
