@@ -98,7 +98,7 @@ func WriteText(w io.Writer, r Report) error {
 		verdict = "DIFFERENT"
 	}
 	fmt.Fprintf(&b, "verify %s (%s) -> %s (%s), %s mode: %s\n", r.SourceTable, r.SourceSnapshot, r.TargetTable, r.TargetSnapshot, r.Mode, verdict)
-	fmt.Fprintf(&b, "  rows          [%q, %q)\n", r.StartRow, r.StopRow)
+	fmt.Fprintf(&b, "  rows          [%s, %s)\n", r.StartRow, r.StopRow)
 	fmt.Fprintf(&b, "  times         [%d, %d)\n", r.MinTimeMs, r.MaxTimeMs)
 	fmt.Fprintf(&b, "  families      %s\n", strings.Join(r.Families, ","))
 	fmt.Fprintf(&b, "  cells         source %d, target %d\n", r.SourceCells, r.TargetCells)
@@ -112,10 +112,10 @@ func WriteText(w io.Writer, r Report) error {
 		}
 	}
 	for _, rg := range r.MismatchedRanges {
-		fmt.Fprintf(&b, "  mismatched    [%q, %q)\n", rg.StartRow, rg.StopRow)
+		fmt.Fprintf(&b, "  mismatched    [%s, %s)\n", rg.StartRow, rg.StopRow)
 	}
 	for _, rg := range r.Repaired {
-		fmt.Fprintf(&b, "  repaired      [%q, %q)\n", rg.StartRow, rg.StopRow)
+		fmt.Fprintf(&b, "  repaired      [%s, %s)\n", rg.StartRow, rg.StopRow)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
