@@ -38,6 +38,17 @@ func (k DiffKind) String() string {
 // MarshalText writes the kind as String, for JSON.
 func (k DiffKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
+// UnmarshalText reads the kind as MarshalText writes it.
+func (k *DiffKind) UnmarshalText(b []byte) error {
+	for _, c := range []DiffKind{MissingOnTarget, ExtraOnTarget, ValueDiffers} {
+		if c.String() == string(b) {
+			*k = c
+			return nil
+		}
+	}
+	return fmt.Errorf("difference kind %q: want missing on target, extra on target or value differs", b)
+}
+
 // Difference is one cell that differs. It owns its bytes.
 type Difference struct {
 	Kind      DiffKind

@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,6 +49,13 @@ func TestReportRender(t *testing.T) {
 	d := back["differences"].([]any)[0].(map[string]any)
 	if back["mode"] != "visible" || d["row"] != `\x00r` || d["kind"] != "value differs" || d["targetValue"] != `\xFF` || d["type"] != "Put" {
 		t.Errorf("JSON %s", b.String())
+	}
+	var again Report
+	if err := json.Unmarshal(b.Bytes(), &again); err != nil {
+		t.Fatalf("read the JSON back: %v", err)
+	}
+	if !reflect.DeepEqual(again, r) {
+		t.Errorf("JSON round trip\n got %+v\nwant %+v", again, r)
 	}
 	b.Reset()
 	if err := WriteText(&b, r); err != nil {

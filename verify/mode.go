@@ -39,3 +39,16 @@ func ParseMode(s string) (Mode, error) {
 
 // MarshalText writes the mode's name, for JSON.
 func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads the mode's name.
+func (m *Mode) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("mode: empty")
+	}
+	v, err := ParseMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}

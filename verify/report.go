@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"rangecopy/hfile"
 	"rangecopy/rowkey"
 )
 
@@ -119,4 +120,51 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// UnmarshalJSON reads a difference as MarshalJSON writes it.
+func (d *Difference) UnmarshalJSON(b []byte) error {
+	var in struct {
+		Kind        DiffKind `json:"kind"`
+		Row         string   `json:"row"`
+		Family      string   `json:"family"`
+		Qualifier   string   `json:"qualifier"`
+		Timestamp   int64    `json:"timestamp"`
+		Type        string   `json:"type"`
+		SourceValue *string  `json:"sourceValue"`
+		TargetValue *string  `json:"targetValue"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	out := Difference{Kind: in.Kind, Family: in.Family, Timestamp: in.Timestamp}
+	var err error
+	if out.Row, err = rowkey.Parse(in.Row); err != nil {
+		return fmt.Errorf("difference row %q: %w", in.Row, err)
+	}
+	if out.Qualifier, err = rowkey.Parse(in.Qualifier); err != nil {
+		return fmt.Errorf("difference qualifier %q: %w", in.Qualifier, err)
+	}
+	found := false
+	for _, t := range []hfile.CellType{hfile.TypePut, hfile.TypeDelete, hfile.TypeDeleteColumn, hfile.TypeDeleteFamily, hfile.TypeDeleteFamilyVersion} {
+		if t.String() == in.Type {
+			out.Type, found = t, true
+		}
+	}
+	if !found {
+		return fmt.Errorf("difference type %q: not a cell type", in.Type)
+	}
+	for _, v := range []struct {
+		in  *string
+		out *[]byte
+	}{{in.SourceValue, &out.SourceValue}, {in.TargetValue, &out.TargetValue}} {
+		if v.in == nil {
+			continue
+		}
+		if *v.out, err = rowkey.Parse(*v.in); err != nil {
+			return fmt.Errorf("difference value %q: %w", *v.in, err)
+		}
+	}
+	*d = out
+	return nil
 }

@@ -60,7 +60,8 @@ delete applies, as a copy of that range selects them: a marker newer than
 the range does not mask older cells here.
 
 --repair re-copies the mismatched row ranges with the copy path ("rangecopy
-copy" of each range, bulk loaded) and verifies them again. It adds what the
+copy" of each range, bulk loaded) and verifies them again; the report is the
+second verification's, listing the ranges repaired. It adds what the
 target lacks and replaces values under the same key; cells only the target
 has, and delete markers written on the target, stay and are reported again.
 
@@ -173,9 +174,8 @@ func runVerifyCommand(ctx context.Context, f verifyFlags, stdout, stderr io.Writ
 		return err
 	}
 	if f.repair && !rep.Equal() {
-		if err := writeVerifyReport(stdout, rep, f.jsonOut); err != nil {
-			return err
-		}
+		o.Logger.Warn("verify: the tables differ; repairing the mismatched ranges", "batches_mismatched", rep.BatchesMismatched,
+			"differences", rep.DifferenceCount, "ranges", len(rep.MismatchedRanges))
 		copyOpts := master.Options{Source: o.Source, Target: o.Target, Workers: 4, Bandwidth: o.Bandwidth,
 			ZK: f.registry.servers(), ZKRoot: f.registry.zkRoot, WorkRoot: f.workDir, User: o.User, Logger: o.Logger}
 		if rep, err = verify.Repair(ctx, o, rep, repairCopier(copyOpts, o)); err != nil {
