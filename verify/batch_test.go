@@ -126,3 +126,36 @@ func TestMismatchedAndJoin(t *testing.T) {
 		t.Errorf("joined %s, want %s", got, want)
 	}
 }
+
+func TestRegionUnits(t *testing.T) {
+	regions := []job.Region{{EncodedName: "r1", Rows: kr("", "m")}, {EncodedName: "r2", Rows: kr("m", "")}}
+	tests := []struct {
+		name    string
+		batches []job.KeyRange
+		want    string
+	}{
+		{"every batch", []job.KeyRange{kr("", "c"), kr("c", "m"), kr("m", "x"), kr("x", "")}, "r1[0,2) r2[2,4)"},
+		{"a gap makes two runs", []job.KeyRange{kr("a", "c"), kr("e", "f"), kr("f", "m")}, "r1[0,1) r1[1,3)"},
+		{"a region without batches", []job.KeyRange{kr("n", "p")}, "r2[0,1)"},
+		{"none", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, u := range regionUnits(regions, tc.batches) {
+				got = append(got, u.region.EncodedName+"["+string(rune('0'+u.lo))+","+string(rune('0'+u.hi))+")")
+			}
+			if join(got) != tc.want {
+				t.Errorf("units %q, want %q", join(got), tc.want)
+			}
+		})
+	}
+}
+
+func TestOverlapping(t *testing.T) {
+	batches := []job.KeyRange{kr("", "c"), kr("c", "m"), kr("m", "x"), kr("x", "")}
+	got := rangesString(overlapping(batches, []job.KeyRange{kr("d", "e"), kr("y", "")}))
+	if got != "[c, m) [x, END)" {
+		t.Errorf("overlapping %s", got)
+	}
+}

@@ -330,35 +330,45 @@ func weightsOf(s *side, families []string, rows job.KeyRange) []WeightedRow {
 	return out
 }
 
+// unit is one run of batches, one after another, in one region of a side.
+type unit struct {
+	side   int
+	region job.Region
+	lo, hi int // batches [lo, hi)
+}
+
+// regionUnits groups batches (in key order, each inside one region) by
+// the region that holds their start, one unit per run of touching batches.
+// Pure.
+func regionUnits(regions []job.Region, batches []job.KeyRange) []unit {
+	var units []unit
+	for _, r := range regions {
+		lo := -1
+		for i, b := range batches {
+			in := r.Rows.Contains(b.Start)
+			if lo >= 0 && (!in || !bytes.Equal(batches[i-1].End, b.Start)) {
+				units = append(units, unit{region: r, lo: lo, hi: i})
+				lo = -1
+			}
+			if in && lo < 0 {
+				lo = i
+			}
+		}
+		if lo >= 0 {
+			units = append(units, unit{region: r, lo: lo, hi: len(batches)})
+		}
+	}
+	return units
+}
+
 // hashSides hashes every region of both sides, o.Parallelism regions at a
 // time, into hashes[side][batch].
 func hashSides(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, o Options, hashes [][]BatchHash) error {
-	type unit struct {
-		side   int
-		region job.Region
-		lo, hi int // batches [lo, hi) lie in the region, one after another
-	}
 	var units []unit
 	for si, s := range sides {
-		for _, r := range s.pinned.Regions {
-			lo := -1
-			for i, b := range batches {
-				in := r.Rows.Contains(b.Start)
-				if in && lo >= 0 && !bytes.Equal(batches[i-1].End, b.Start) {
-					units = append(units, unit{side: si, region: r, lo: lo, hi: i})
-					lo = -1
-				}
-				if in && lo < 0 {
-					lo = i
-				}
-				if !in && lo >= 0 {
-					units = append(units, unit{side: si, region: r, lo: lo, hi: i})
-					lo = -1
-				}
-			}
-			if lo >= 0 {
-				units = append(units, unit{side: si, region: r, lo: lo, hi: len(batches)})
-			}
+		for _, u := range regionUnits(s.pinned.Regions, batches) {
+			u.side = si
+			units = append(units, u)
 		}
 	}
 	// Each batch must be hashed once per side.
@@ -412,21 +422,23 @@ func hashSides(ctx context.Context, sides []*side, families []string, batches []
 	return context.Cause(ctx)
 }
 
-// diffBatch re-reads one batch on both sides and lists its differences.
+// diffBatch re-reads one batch on both sides and lists its differences,
+// streaming both.
 func diffBatch(ctx context.Context, sides []*side, families []string, b job.KeyRange, o Options, fn func(Difference)) error {
-	cells := make([][]hfile.Cell, 2)
-	for i, s := range sides {
+	var its []CellIter
+	for _, s := range sides {
 		r, ok := regionOf(s.pinned.Regions, b.Start)
 		if !ok {
 			return fmt.Errorf("no %s region holds row %s", s.name, rowkey.Format(b.Start))
 		}
-		// A batch is small (BatchBytes of input), so its cells are held.
-		err := readRange(ctx, s, r, families, b, o, func(c *hfile.Cell) { cells[i] = append(cells[i], *c.Clone()) })
+		it, closeFn, err := openRange(ctx, s, r, families, b, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
+		defer closeFn()
+		its = append(its, it)
 	}
-	return Diff(&sliceIter{cells: cells[0]}, &sliceIter{cells: cells[1]}, fn, func(*hfile.Cell) {})
+	return Diff(its[0], its[1], fn, func(*hfile.Cell) {})
 }
 
 func regionOf(rs []job.Region, row []byte) (job.Region, bool) {
@@ -441,14 +453,33 @@ func regionOf(rs []job.Region, row []byte) (job.Region, bool) {
 // readRange reads the rows rng of one region of a side, merged and with the
 // mode's semantics, calling fn for each cell in key order.
 func readRange(ctx context.Context, s *side, region job.Region, families []string, rng job.KeyRange, o Options, fn func(*hfile.Cell)) error {
+	it, closeFn, err := openRange(ctx, s, region, families, rng, o)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	n := 0
+	for it.Next() {
+		fn(it.Cell())
+		if n++; n&4095 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return it.Err()
+}
+
+// openRange opens the files of one region of a side that may hold cells
+// of the families in rng and the time range, and returns their merged
+// cells with the mode's semantics; close closes the files.
+func openRange(ctx context.Context, s *side, region job.Region, families []string, rng job.KeyRange, o Options) (CellIter, func(), error) {
 	var inputs []*Input
 	var ranks []FileRank
 	var closers []func()
-	defer func() {
+	closeAll := func() {
 		for _, c := range closers {
 			c()
 		}
-	}()
+	}
 	for _, f := range s.pinned.Files {
 		if f.Region != region.EncodedName || !slices.Contains(families, f.Family) {
 			continue
@@ -461,11 +492,13 @@ func readRange(ctx context.Context, s *side, region job.Region, families []strin
 		}
 		in, ok := s.pinned.Input(f)
 		if !ok {
-			return fmt.Errorf("store file %s of family %s: not resolved", f.Name, f.Family)
+			closeAll()
+			return nil, nil, fmt.Errorf("store file %s of family %s: not resolved", f.Name, f.Family)
 		}
 		sc, rank, stamped, closeFn, err := openInput(ctx, s, in, rng)
 		if err != nil {
-			return err
+			closeAll()
+			return nil, nil, err
 		}
 		closers = append(closers, closeFn)
 		inputs = append(inputs, &Input{Cells: sc, Stamped: stamped, Stamp: uint64(max(rank.SeqID, 0)), Name: in.Path})
@@ -484,14 +517,7 @@ func readRange(ctx context.Context, s *side, region job.Region, families []strin
 	if o.Mode == ModeVisible {
 		it = &Visible{In: it, Rules: func(f []byte) Rules { return s.rules[string(f)] }}
 	}
-	n := 0
-	for it.Next() {
-		fn(it.Cell())
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-	}
-	return it.Err()
+	return it, closeAll, nil
 }
 
 var seqIDName = regexp.MustCompile(`_SeqId_([0-9]+)_`)
