@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,10 +20,7 @@ import (
 // copyFlags are the command line of rangecopy copy, as typed.
 type copyFlags struct {
 	source, target                    clusterFlags
-	table, targetTable                string
-	startRow, stopRow                 string
-	startTime, endTime                string
-	families                          string
+	rng                               rangeFlags
 	workers                           int
 	bandwidth                         string
 	taskSize                          string
@@ -78,13 +73,7 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	fs.SortFlags = false
 	f.source.add(fs, "source")
 	f.target.add(fs, "target")
-	fs.StringVar(&f.table, "table", "", "source table, [namespace:]name (required unless --resume)")
-	fs.StringVar(&f.targetTable, "target-table", "", "target table (default the source table's name)")
-	fs.StringVar(&f.startRow, "start-row", "", "first row to copy (inclusive; default the start of the table)")
-	fs.StringVar(&f.stopRow, "stop-row", "", "row to stop before (exclusive; default the end of the table)")
-	fs.StringVar(&f.startTime, "start-time", "", "oldest cell timestamp to copy, ms (inclusive; default 0)")
-	fs.StringVar(&f.endTime, "end-time", "", "cell timestamp to stop before, ms (exclusive; default no limit)")
-	fs.StringVar(&f.families, "families", "", "comma-separated column families to copy (default all)")
+	f.rng.add(fs, "copy", "required unless --resume")
 	fs.BoolVar(&f.createTable, "create-table", false, "create a missing target table, pre-split like the source")
 	fs.IntVar(&f.workers, "workers", 4, "tasks run at once")
 	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s (default none)")
@@ -147,7 +136,7 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	if f.source.spec == "" || f.target.spec == "" {
 		return usage("--source and --target are required")
 	}
-	if f.table == "" && f.resume == "" {
+	if f.rng.table == "" && f.resume == "" {
 		return usage("--table is required (or --resume <job-id>)")
 	}
 	var err error
@@ -157,35 +146,21 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	if o.Target, err = f.target.config(); err != nil {
 		return o, err
 	}
-	req := job.Request{Table: f.table, TargetTable: f.targetTable, StartRow: f.startRow, StopRow: f.stopRow,
-		Bandwidth: f.bandwidth, TaskSize: f.taskSize, Retries: f.retries,
-		CreateTable: f.createTable, KeepSnapshot: f.keepSnapshot}
-	if req.StartTime, err = parseMillis("--start-time", f.startTime); err != nil {
+	req, err := f.rng.request()
+	if err != nil {
 		return o, err
 	}
-	if req.EndTime, err = parseMillis("--end-time", f.endTime); err != nil {
-		return o, err
-	}
-	if f.families != "" {
-		for _, fam := range strings.Split(f.families, ",") {
-			if fam = strings.TrimSpace(fam); fam != "" {
-				req.Families = append(req.Families, fam)
-			}
-		}
-	}
+	req.Bandwidth, req.TaskSize, req.Retries = f.bandwidth, f.taskSize, f.retries
+	req.CreateTable, req.KeepSnapshot = f.createTable, f.keepSnapshot
 	var spec job.Spec
 	var set job.Settings
-	if f.resume != "" && f.table == "" {
+	if f.resume != "" && f.rng.table == "" {
 		set, err = req.ResolveSettings() // the job's own spec is used
 	} else {
 		spec, set, err = req.Resolve()
 	}
 	if err != nil {
-		var msgs []string
-		for _, fe := range job.FieldErrors(err) {
-			msgs = append(msgs, fe.Flag()+": "+fe.Err.Error())
-		}
-		return usage("%s", strings.Join(msgs, "; "))
+		return o, fieldUsage(err)
 	}
 	if f.resume == "" {
 		o.Spec = spec
@@ -204,18 +179,6 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	o.WorkRoot = f.workDir
 	o.User = f.user.get()
 	return o, nil
-}
-
-// parseMillis reads a time flag in milliseconds; empty is no bound (nil).
-func parseMillis(flag, v string) (*int64, error) {
-	if v == "" {
-		return nil, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return nil, usageErrorf("%s %q: not a number of milliseconds", flag, v)
-	}
-	return &n, nil
 }
 
 // runCopy runs the copy with progress on stderr (a bar on a terminal, log

@@ -30,7 +30,7 @@ func TestCopyOptions(t *testing.T) {
 	t.Setenv("RANGECOPY_ZK", "")
 	base := copyFlags{source: clusterFlags{side: "source", spec: src},
 		target: clusterFlags{side: "target", spec: "tzk:2181:/hbase", rootDir: "hdfs://tnn:9000/hb"},
-		table:  "ns:t", workers: 4, registry: registryFlags{zkRoot: "/rangecopy"}}
+		rng:    rangeFlags{table: "ns:t"}, workers: 4, registry: registryFlags{zkRoot: "/rangecopy"}}
 
 	o, err := copyOptions(base)
 	if err != nil {
@@ -48,11 +48,11 @@ func TestCopyOptions(t *testing.T) {
 	}
 
 	f := base
-	f.startRow, f.stopRow = `\x00a`, `\xFF\xFF`
-	f.startTime, f.endTime = "100", "200"
-	f.families = "cf1, cf2"
+	f.rng.startRow, f.rng.stopRow = `\x00a`, `\xFF\xFF`
+	f.rng.startTime, f.rng.endTime = "100", "200"
+	f.rng.families = "cf1, cf2"
 	f.bandwidth = "1.5GiB/s"
-	f.targetTable, f.registry.zk, f.resume = "ns:t2", "z1,z2:2182", ""
+	f.rng.targetTable, f.registry.zk, f.resume = "ns:t2", "z1,z2:2182", ""
 	f.user.name = "hbase"
 	f.createTable, f.keepSnapshot, f.dryRun = true, true, true
 	if o, err = copyOptions(f); err != nil {
@@ -79,7 +79,7 @@ func TestCopyOptions(t *testing.T) {
 	t.Setenv("RANGECOPY_ZK", "")
 
 	f = base
-	f.startTime = "1000"
+	f.rng.startTime = "1000"
 	if o, err = copyOptions(f); err != nil || o.Spec.Time.Min != 1000 || o.Spec.Time.Max != math.MaxInt64 {
 		t.Errorf("start time only: %v %v", o.Spec.Time, err)
 	}
@@ -88,17 +88,17 @@ func TestCopyOptions(t *testing.T) {
 		"no source":        func(f *copyFlags) { f.source.spec = "" },
 		"bad zk root":      func(f *copyFlags) { f.registry.zkRoot = "rangecopy/" },
 		"bad source hdfs":  func(f *copyFlags) { f.source.rootDir = "ftp://x/y" },
-		"no table":         func(f *copyFlags) { f.table = "" },
-		"reversed rows":    func(f *copyFlags) { f.startRow, f.stopRow = "b", "a" },
-		"empty rows":       func(f *copyFlags) { f.startRow, f.stopRow = "a", "a" },
-		"bad escape":       func(f *copyFlags) { f.startRow = `\q` },
-		"reversed time":    func(f *copyFlags) { f.startTime, f.endTime = "5", "3" },
-		"bad time":         func(f *copyFlags) { f.endTime = "soon" },
-		"bad family":       func(f *copyFlags) { f.families = "a:b" },
+		"no table":         func(f *copyFlags) { f.rng.table = "" },
+		"reversed rows":    func(f *copyFlags) { f.rng.startRow, f.rng.stopRow = "b", "a" },
+		"empty rows":       func(f *copyFlags) { f.rng.startRow, f.rng.stopRow = "a", "a" },
+		"bad escape":       func(f *copyFlags) { f.rng.startRow = `\q` },
+		"reversed time":    func(f *copyFlags) { f.rng.startTime, f.rng.endTime = "5", "3" },
+		"bad time":         func(f *copyFlags) { f.rng.endTime = "soon" },
+		"bad family":       func(f *copyFlags) { f.rng.families = "a:b" },
 		"zero workers":     func(f *copyFlags) { f.workers = 0 },
 		"bad bandwidth":    func(f *copyFlags) { f.bandwidth = "lots" },
 		"key without hdfs": func(f *copyFlags) { f.target.rootDir = "" },
-		"bad table":        func(f *copyFlags) { f.table = "hbase:meta" },
+		"bad table":        func(f *copyFlags) { f.rng.table = "hbase:meta" },
 	}
 	for name, mod := range bad {
 		f := base
@@ -108,7 +108,7 @@ func TestCopyOptions(t *testing.T) {
 		}
 	}
 	f = base
-	f.table, f.resume = "", "copy-t-0123"
+	f.rng.table, f.resume = "", "copy-t-0123"
 	if _, err := copyOptions(f); err != nil {
 		t.Errorf("--resume without --table: %v", err)
 	}

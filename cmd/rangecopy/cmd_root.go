@@ -20,7 +20,8 @@ cluster to another, online and without MapReduce: it reads the source's HFiles
 from its HDFS, writes HFiles for the target's regions into the target's HDFS
 and bulk loads them.
 
-"rangecopy copy" runs a whole copy in one process. For long relocations run a
+"rangecopy copy" runs a whole copy in one process; "rangecopy verify" compares
+the two tables from their HFiles. For long relocations run a
 few "rangecopy master" and many "rangecopy worker" processes, submit jobs
 with "rangecopy copy --detach" and follow them with "rangecopy job".`,
 		Version:       version,
@@ -40,7 +41,7 @@ with "rangecopy copy --detach" and follow them with "rangecopy job".`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newCopyCommand(), newMasterCommand(), newWorkerCommand(), newJobCommand(), newServerCommand(), newTokenCommand(),
+	root.AddCommand(newCopyCommand(), newVerifyCommand(), newMasterCommand(), newWorkerCommand(), newJobCommand(), newServerCommand(), newTokenCommand(),
 		newHFileCommand(), newVersionCommand(), newDocsCommand())
 	return root
 }

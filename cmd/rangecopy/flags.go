@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"rangecopy/cluster"
 	"rangecopy/hbase"
+	"rangecopy/job"
 	"rangecopy/registry"
 )
 
@@ -53,6 +55,85 @@ func (c clusterFlags) config() (cluster.Config, error) {
 		return cfg, usageErrorf("--%s %s names no HDFS: give --%s-hdfs hdfs://namenode:port/hbase-root", c.side, c.spec, c.side)
 	}
 	return cfg, nil
+}
+
+// rangeFlags select what of a table a command reads: --table,
+// --target-table, the row range, the time range and --families, as copy and
+// verify take them.
+type rangeFlags struct {
+	table, targetTable string
+	startRow, stopRow  string
+	startTime, endTime string
+	families           string
+}
+
+// add adds the flags; verb says what the command does with the cells
+// ("copy", "compare").
+func (r *rangeFlags) add(fs *pflag.FlagSet, verb, tableHelp string) {
+	fs.StringVar(&r.table, "table", "", "source table, [namespace:]name ("+tableHelp+")")
+	fs.StringVar(&r.targetTable, "target-table", "", "target table (default the source table's name)")
+	fs.StringVar(&r.startRow, "start-row", "", "first row to "+verb+" (inclusive; default the start of the table)")
+	fs.StringVar(&r.stopRow, "stop-row", "", "row to stop before (exclusive; default the end of the table)")
+	fs.StringVar(&r.startTime, "start-time", "", "oldest cell timestamp to "+verb+", ms (inclusive; default 0)")
+	fs.StringVar(&r.endTime, "end-time", "", "cell timestamp to stop before, ms (exclusive; default no limit)")
+	fs.StringVar(&r.families, "families", "", "comma-separated column families to "+verb+" (default all)")
+}
+
+// request parses the flags into the range part of a job.Request; it does not check it.
+func (r rangeFlags) request() (job.Request, error) {
+	req := job.Request{Table: r.table, TargetTable: r.targetTable, StartRow: r.startRow, StopRow: r.stopRow}
+	var err error
+	if req.StartTime, err = parseMillis("--start-time", r.startTime); err != nil {
+		return req, err
+	}
+	if req.EndTime, err = parseMillis("--end-time", r.endTime); err != nil {
+		return req, err
+	}
+	if r.families != "" {
+		for _, fam := range strings.Split(r.families, ",") {
+			if fam = strings.TrimSpace(fam); fam != "" {
+				req.Families = append(req.Families, fam)
+			}
+		}
+	}
+	return req, nil
+}
+
+// spec parses and checks the flags into a job spec.
+func (r rangeFlags) spec() (job.Spec, error) {
+	req, err := r.request()
+	if err != nil {
+		return job.Spec{}, err
+	}
+	s, _, err := req.Resolve()
+	if err != nil {
+		return job.Spec{}, fieldUsage(err)
+	}
+	return s, nil
+}
+
+// fieldUsage is the usage error of a job.Request's field errors, each named by its flag.
+func fieldUsage(err error) error {
+	var msgs []string
+	for _, fe := range job.FieldErrors(err) {
+		msgs = append(msgs, fe.Flag()+": "+fe.Err.Error())
+	}
+	if len(msgs) == 0 {
+		return usageErrorf("%v", err)
+	}
+	return usageErrorf("%s", strings.Join(msgs, "; "))
+}
+
+// parseMillis reads a time flag in milliseconds; empty is no bound (nil).
+func parseMillis(flag, v string) (*int64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, usageErrorf("%s %q: not a number of milliseconds", flag, v)
+	}
+	return &n, nil
 }
 
 // registryFlags locate the registry in ZooKeeper: --zk and --zk-root, and

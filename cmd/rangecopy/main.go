@@ -30,6 +30,8 @@ const (
 	exitOK    = 0
 	exitError = 1 // the command ran and failed (or found a damaged file)
 	exitUsage = 2 // the command line was wrong; nothing was done
+	// exitDifferent: rangecopy verify ran and found the tables different.
+	exitDifferent = 3
 )
 
 // errUsage marks an error caused by how the command was called; errors.Is
@@ -71,6 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		name = cmd.CommandPath()
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	if errors.Is(err, errDifferent) {
+		return exitDifferent
+	}
 	if errors.Is(err, errUsage) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
 		return exitUsage

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"rangecopy/testenv"
+	"rangecopy/testenv/copytest"
+	"rangecopy/verify"
+)
+
+func TestVerifyOptions(t *testing.T) {
+	src := confDir(t, "zk1,zk2", "hdfs://nn1:8020/hbase")
+	base := verifyFlags{source: clusterFlags{side: "source", spec: src},
+		target: clusterFlags{side: "target", spec: "tzk:2181:/hbase", rootDir: "hdfs://tnn:9000/hb"},
+		rng:    rangeFlags{table: "ns:t"}, mode: "visible", maxDiffs: 20, parallelism: 4, registry: registryFlags{zkRoot: "/rangecopy"}}
+
+	f := base
+	f.rng.startRow, f.rng.stopRow, f.rng.endTime, f.rng.families = `\x00a`, `\xFF`, "500", "cf2,cf1"
+	f.mode, f.bandwidth, f.batchSize = "raw", "10MB/s", "4MiB"
+	o, err := verifyOptions(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Table != "ns:t" || string(o.Rows.Start) != "\x00a" || string(o.Rows.End) != "\xff" || o.Time.Min != 0 || o.Time.Max != 500 ||
+		strings.Join(o.Families, ",") != "cf2,cf1" || o.Mode != verify.ModeRaw || o.Bandwidth != 10e6 || o.BatchBytes != 4<<20 ||
+		o.Target.RootDir != "/hb" || o.MaxDiffs != 20 {
+		t.Errorf("options %+v", o)
+	}
+
+	for name, mutate := range map[string]func(*verifyFlags){
+		"no table":      func(f *verifyFlags) { f.rng.table = "" },
+		"no source":     func(f *verifyFlags) { f.source.spec = "" },
+		"bad mode":      func(f *verifyFlags) { f.mode = "cooked" },
+		"reversed rows": func(f *verifyFlags) { f.rng.startRow, f.rng.stopRow = "b", "a" },
+		"bad time":      func(f *verifyFlags) { f.rng.endTime = "soon" },
+		"no diffs":      func(f *verifyFlags) { f.maxDiffs = 0 },
+		"parallelism":   func(f *verifyFlags) { f.parallelism = 0 },
+		"bandwidth":     func(f *verifyFlags) { f.bandwidth = "fast" },
+		"batch size":    func(f *verifyFlags) { f.batchSize = "12" },
+	} {
+		f := base
+		mutate(&f)
+		if _, err := verifyOptions(f); !errors.Is(err, errUsage) {
+			t.Errorf("%s: err %v, want a usage error", name, err)
+		}
+	}
+}
+
+func TestVerifyUsageExit(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(t.Context(), []string{"verify", "--table", "t"}, &out, &errb); code != exitUsage {
+		t.Fatalf("exit %d, want %d; stderr %s", code, exitUsage, errb.String())
+	}
+	if !strings.Contains(errb.String(), "--source and --target are required") {
+		t.Errorf("stderr %s", errb.String())
+	}
+}
+
+// TestVerifyCommand runs rangecopy copy and rangecopy verify on the test
+// clusters: equal after the copy (exit 0), different after the target's
+// value changed (exit 3, the JSON report naming the cell), equal again
+// after --repair.
+func TestVerifyCommand(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := t.Context()
+	src := copytest.CreateSource(t, env, "vcmd")
+	rows := copytest.BinaryRows(16)
+	copytest.WriteRounds(t, env.Source, src, rows, 2, 1_700_000_000_000, true)
+	dst := testenv.UniqueName(t, "vcmd-t")
+	copytest.DropTargetLater(t, env, dst)
+	u := testenv.UniqueName(t, "v")
+	common := []string{"--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", src, "--target-table", dst,
+		"--user", env.Target.User}
+	registry := []string{"--zk-root", "/rangecopy-test/" + u, "--work-dir", "/tmp/rangecopy-test/" + u}
+	var out, errb bytes.Buffer
+	if code := run(ctx, append(append([]string{"copy", "--create-table"}, common...), registry...), &out, &errb); code != exitOK {
+		t.Fatalf("copy: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	verifyJSON := func(want int, extra ...string) verify.Report {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := run(ctx, append(append([]string{"verify", "--json"}, common...), extra...), &out, &errb)
+		var rep verify.Report
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil || code != want {
+			t.Fatalf("verify %v: exit %d (want %d), report %v\n%s\n%s", extra, code, want, err, out.String(), errb.String())
+		}
+		return rep
+	}
+	if rep := verifyJSON(exitOK, "--mode", "raw"); rep.SourceCells == 0 || rep.SourceCells != rep.TargetCells {
+		t.Fatalf("raw: %+v", rep)
+	}
+	if err := env.Target.Mutate(ctx, dst, []testenv.Cell{{Row: rows[2], Family: []byte("cf1"), Qualifier: []byte("q1"),
+		Timestamp: 1_700_000_001_000, Type: "Put", Value: []byte("changed")}}); err != nil {
+		t.Fatal(err)
+	}
+	rep := verifyJSON(exitDifferent)
+	if rep.DifferenceCount != 1 || len(rep.Differences) != 1 || rep.Differences[0].Kind != verify.ValueDiffers ||
+		string(rep.Differences[0].Row) != string(rows[2]) {
+		t.Fatalf("after the change: %+v", rep)
+	}
+	rep = verifyJSON(exitOK, append([]string{"--repair"}, registry...)...)
+	if len(rep.Repaired) == 0 {
+		t.Fatalf("after --repair: %+v", rep)
+	}
+}

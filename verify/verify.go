@@ -1,0 +1,576 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"rangecopy/cluster"
+	"rangecopy/cluster/dial"
+	"rangecopy/fsys"
+	"rangecopy/hbase"
+	"rangecopy/hfile"
+	"rangecopy/job"
+	"rangecopy/rowkey"
+	"rangecopy/snapshot"
+	"rangecopy/worker"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxDiffs    = 20
+	DefaultParallelism = 4
+	DefaultBatchBytes  = 32 << 20
+	DefaultDialTimeout = 30 * time.Second
+)
+
+// Options are one verification.
+type Options struct {
+	// Source and Target reach the clusters; both need their HDFS.
+	Source, Target cluster.Config
+	// User is the HBase and HDFS user; empty means hbase.DefaultUser.
+	User string
+	// Table is the source table, TargetTable the target's (empty: Table).
+	Table, TargetTable string
+	// Rows bounds the rows compared, [Start, End); empty is the table.
+	Rows job.KeyRange
+	// Time bounds the cells compared by timestamp, [Min, Max), markers
+	// too, before any delete applies; the zero value is all time.
+	Time job.TimeRange
+	// Only, when set, restricts the comparison to the batches that overlap
+	// these ranges (a re-check of repaired ranges); the batches are still
+	// cut as for the whole of Rows.
+	Only []job.KeyRange
+	// Families are compared; empty means every family of the source.
+	Families []string
+	// Mode is ModeVisible (the zero value means it) or ModeRaw.
+	Mode Mode
+	// MaxDiffs caps the differences listed; 0 means DefaultMaxDiffs.
+	MaxDiffs int
+	// Bandwidth caps the HFile bytes read per second, both sides together;
+	// 0 means no cap.
+	Bandwidth float64
+	// Parallelism is how many regions are read at once; 0 means
+	// DefaultParallelism.
+	Parallelism int
+	// BatchBytes is the input bytes a batch aims at; 0 means
+	// DefaultBatchBytes.
+	BatchBytes int64
+	// KeepSnapshots keeps both snapshots when done.
+	KeepSnapshots bool
+	// Now is the time TTLs are applied at; zero means the time both
+	// snapshots are taken.
+	Now time.Time
+	// DialTimeout bounds reaching each cluster; 0 means DefaultDialTimeout.
+	DialTimeout time.Duration
+	// Logger receives progress; nil discards.
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.TargetTable == "" {
+		o.TargetTable = o.Table
+	}
+	if o.User == "" {
+		o.User = hbase.DefaultUser()
+	}
+	if o.Time == (job.TimeRange{}) {
+		o.Time = job.AllTime()
+	}
+	if o.Mode == 0 {
+		o.Mode = ModeVisible
+	}
+	if o.MaxDiffs <= 0 {
+		o.MaxDiffs = DefaultMaxDiffs
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = DefaultParallelism
+	}
+	if o.BatchBytes <= 0 {
+		o.BatchBytes = DefaultBatchBytes
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(o.Rows.Start) == 0 {
+		o.Rows.Start = nil
+	}
+	if len(o.Rows.End) == 0 {
+		o.Rows.End = nil
+	}
+}
+
+// side is one pinned table and how to read its files.
+type side struct {
+	name    string // "source" or "target"
+	table   string
+	fs      fsys.Reader
+	pinned  *snapshot.Pinned
+	rules   map[string]Rules
+	limiter fsys.Limiter
+	read    *atomic.Int64
+}
+
+// Run verifies the target table against the source over o's range: it pins
+// both tables with snapshots, hashes both sides' batches from their HFiles
+// in parallel, re-reads the mismatched batches to list the differing cells,
+// releases the snapshots and returns the report. A report that is not Equal
+// is not an error; an error means the comparison could not be made.
+func Run(ctx context.Context, o Options) (Report, error) {
+	o.defaults()
+	start := time.Now()
+	if o.Table == "" {
+		return Report{}, errors.New("verify: no table named")
+	}
+	if o.Rows.Empty() {
+		return Report{}, fmt.Errorf("verify: row range %s is empty", o.Rows)
+	}
+	if o.Time.Min < 0 || o.Time.Max <= o.Time.Min {
+		return Report{}, fmt.Errorf("verify: time range %s is empty or negative", o.Time)
+	}
+	src, closeSrc, err := open(ctx, "source", o.Source, o)
+	if err != nil {
+		return Report{}, err
+	}
+	defer closeSrc()
+	dst, closeDst, err := open(ctx, "target", o.Target, o)
+	if err != nil {
+		return Report{}, err
+	}
+	defer closeDst()
+
+	var limiter fsys.Limiter
+	if o.Bandwidth > 0 {
+		if limiter, err = worker.NewRateLimit(o.Bandwidth); err != nil {
+			return Report{}, fmt.Errorf("verify: bandwidth: %w", err)
+		}
+	}
+	var read atomic.Int64
+	stamp := time.Now().UnixMilli()
+	sides := []*side{
+		{name: "source", table: o.Table, fs: worker.ArchiveFallback{Reader: src.fs, RootDir: o.Source.RootDir}, limiter: limiter, read: &read},
+		{name: "target", table: o.TargetTable, fs: worker.ArchiveFallback{Reader: dst.fs, RootDir: o.Target.RootDir}, limiter: limiter, read: &read},
+	}
+	conns := []*conn{src, dst}
+	roots := []string{o.Source.RootDir, o.Target.RootDir}
+	for i, s := range sides {
+		name := SnapshotName(s.table, s.name, stamp)
+		p, err := snapshot.Pin(ctx, conns[i].hb, conns[i].fs, roots[i], s.table, name, snapshot.Options{Logger: o.Logger})
+		if !o.KeepSnapshots {
+			defer func() {
+				if err := snapshot.Release(context.WithoutCancel(ctx), conns[i].hb, name); err != nil {
+					o.Logger.Warn("verify: snapshot not released", "cluster", s.name, "snapshot", name, "err", err)
+				}
+			}()
+		}
+		if err != nil {
+			return Report{}, fmt.Errorf("verify: pin the %s table: %w", s.name, err)
+		}
+		s.pinned = p
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	families := o.Families
+	if len(families) == 0 {
+		for _, f := range sides[0].pinned.Schema.Families {
+			families = append(families, f.Name)
+		}
+	}
+	families = slices.Clone(families)
+	slices.Sort(families)
+	families = slices.Compact(families)
+	for _, s := range sides {
+		s.rules = map[string]Rules{}
+		for _, f := range families {
+			d := s.pinned.Schema.Family(f)
+			if d == nil {
+				return Report{}, fmt.Errorf("verify: the %s table %s has no family %q", s.name, s.table, f)
+			}
+			s.rules[f] = RulesOf(*d, now.UnixMilli())
+		}
+	}
+
+	rep := Report{Version: ReportVersion, SourceTable: o.Table, TargetTable: o.TargetTable, Mode: o.Mode,
+		StartRow: rowkey.Format(o.Rows.Start), StopRow: rowkey.Format(o.Rows.End), MinTimeMs: o.Time.Min, MaxTimeMs: o.Time.Max,
+		Families: families, SourceSnapshot: sides[0].pinned.Info.Name, TargetSnapshot: sides[1].pinned.Info.Name}
+
+	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
+	if o.Only != nil {
+		batches = overlapping(batches, o.Only)
+	}
+	rep.Batches = len(batches)
+	o.Logger.Info("verify: batches planned", "batches", len(batches), "source_files", len(sides[0].pinned.Files), "target_files", len(sides[1].pinned.Files))
+
+	hashes := [][]BatchHash{make([]BatchHash, len(batches)), make([]BatchHash, len(batches))}
+	if err := hashSides(ctx, sides, families, batches, o, hashes); err != nil {
+		return Report{}, err
+	}
+	for i := range batches {
+		rep.SourceCells += hashes[0][i].Cells
+		rep.SourceRows += hashes[0][i].Rows
+		rep.TargetCells += hashes[1][i].Cells
+		rep.TargetRows += hashes[1][i].Rows
+	}
+	bad := Mismatched(hashes[0], hashes[1])
+	rep.BatchesMismatched = len(bad)
+	rep.BatchesMatched = len(batches) - len(bad)
+	for _, r := range JoinRanges(batches, bad) {
+		rep.MismatchedRanges = append(rep.MismatchedRanges, Range{StartRow: rowkey.Format(r.Start), StopRow: rowkey.Format(r.End)})
+	}
+	for _, i := range bad {
+		err := diffBatch(ctx, sides, families, batches[i], o, func(d Difference) {
+			rep.DifferenceCount++
+			if len(rep.Differences) < o.MaxDiffs {
+				rep.Differences = append(rep.Differences, d)
+			}
+		})
+		if err != nil {
+			return Report{}, fmt.Errorf("verify: list the differences of rows %s: %w", batches[i], err)
+		}
+	}
+	rep.BytesRead = read.Load()
+	rep.ElapsedMs = time.Since(start).Milliseconds()
+	return rep, nil
+}
+
+// MismatchedKeyRanges returns the report's mismatched ranges as key ranges.
+func (r Report) MismatchedKeyRanges() ([]job.KeyRange, error) {
+	var out []job.KeyRange
+	for _, rg := range r.MismatchedRanges {
+		s, err := rowkey.Parse(rg.StartRow)
+		if err != nil {
+			return nil, fmt.Errorf("mismatched range start %q: %w", rg.StartRow, err)
+		}
+		e, err := rowkey.Parse(rg.StopRow)
+		if err != nil {
+			return nil, fmt.Errorf("mismatched range stop %q: %w", rg.StopRow, err)
+		}
+		out = append(out, job.KeyRange{Start: nonEmpty(s), End: nonEmpty(e)})
+	}
+	return out, nil
+}
+
+// SnapshotName is the name of the snapshot verify takes of table on one
+// side at stamp (Unix ms).
+func SnapshotName(table, sideName string, stamp int64) string {
+	return "rangecopy-verify-" + sideName + "-" + strings.ReplaceAll(table, ":", "_") + "-" + strconv.FormatInt(stamp, 10)
+}
+
+// conn is one cluster reached.
+type conn struct {
+	hb *hbase.Client
+	fs *fsys.HDFS
+}
+
+func open(ctx context.Context, name string, c cluster.Config, o Options) (*conn, func(), error) {
+	hb, err := dial.HBase(ctx, c, o.User, o.DialTimeout, o.Logger)
+	if err != nil {
+		return nil, nil, fmt.Errorf("verify: %s: %w", name, err)
+	}
+	fs, err := dial.HDFS(ctx, c, o.User)
+	if err != nil {
+		hb.Close()
+		return nil, nil, fmt.Errorf("verify: %s: %w", name, err)
+	}
+	return &conn{hb: hb, fs: fs}, func() { fs.Close(); hb.Close() }, nil
+}
+
+// overlapping keeps the batches that overlap any of ranges. Pure.
+func overlapping(batches, ranges []job.KeyRange) []job.KeyRange {
+	var out []job.KeyRange
+	for _, b := range batches {
+		for _, r := range ranges {
+			if _, ok := b.Intersect(r); ok {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// cutsOf returns the region boundaries of both sides.
+func cutsOf(sides []*side) [][]byte {
+	var cuts [][]byte
+	for _, s := range sides {
+		for _, r := range s.pinned.Regions {
+			cuts = append(cuts, r.Rows.Start)
+		}
+	}
+	return cuts
+}
+
+// weightsOf spreads each source file's size over its index entries.
+func weightsOf(s *side, families []string, rows job.KeyRange) []WeightedRow {
+	var out []WeightedRow
+	for _, f := range s.pinned.Files {
+		if !slices.Contains(families, f.Family) || len(f.Index) == 0 || !rows.OverlapsRows(f.FirstRow, f.LastRow) {
+			continue
+		}
+		per := f.Size / int64(len(f.Index))
+		for _, e := range f.Index {
+			out = append(out, WeightedRow{Row: e.Row, Bytes: per})
+		}
+	}
+	return out
+}
+
+// unit is one run of batches, one after another, in one region of a side.
+type unit struct {
+	side   int
+	region job.Region
+	lo, hi int // batches [lo, hi)
+}
+
+// regionUnits groups batches (in key order, each inside one region) by
+// the region that holds their start, one unit per run of touching batches.
+// Pure.
+func regionUnits(regions []job.Region, batches []job.KeyRange) []unit {
+	var units []unit
+	for _, r := range regions {
+		lo := -1
+		for i, b := range batches {
+			in := r.Rows.Contains(b.Start)
+			if lo >= 0 && (!in || !bytes.Equal(batches[i-1].End, b.Start)) {
+				units = append(units, unit{region: r, lo: lo, hi: i})
+				lo = -1
+			}
+			if in && lo < 0 {
+				lo = i
+			}
+		}
+		if lo >= 0 {
+			units = append(units, unit{region: r, lo: lo, hi: len(batches)})
+		}
+	}
+	return units
+}
+
+// hashSides hashes every region of both sides, o.Parallelism regions at a
+// time, into hashes[side][batch].
+func hashSides(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, o Options, hashes [][]BatchHash) error {
+	var units []unit
+	for si, s := range sides {
+		for _, u := range regionUnits(s.pinned.Regions, batches) {
+			u.side = si
+			units = append(units, u)
+		}
+	}
+	// Each batch must be hashed once per side.
+	for si := range sides {
+		seen := make([]bool, len(batches))
+		for _, u := range units {
+			if u.side != si {
+				continue
+			}
+			for i := u.lo; i < u.hi; i++ {
+				seen[i] = true
+			}
+		}
+		for i, ok := range seen {
+			if !ok {
+				return fmt.Errorf("verify: no %s region holds rows %s", sides[si].name, batches[i])
+			}
+		}
+	}
+	// Largest regions first would balance better; key order keeps logs
+	// readable and is enough for a first cut.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sem := make(chan struct{}, o.Parallelism)
+	var wg sync.WaitGroup
+	for _, u := range units {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s := sides[u.side]
+			rng := job.KeyRange{Start: batches[u.lo].Start, End: batches[u.hi-1].End}
+			h := NewHasher(batches[u.lo:u.hi])
+			err := readRange(ctx, s, u.region, families, rng, o, func(c *hfile.Cell) { h.Add(c) })
+			if err != nil {
+				cancel(fmt.Errorf("verify: %s region %s rows %s: %w", s.name, u.region.EncodedName, rng, err))
+				return
+			}
+			copy(hashes[u.side][u.lo:u.hi], h.Finish())
+			o.Logger.Debug("verify: region hashed", "side", s.name, "region", u.region.EncodedName, "batches", u.hi-u.lo)
+		}()
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// diffBatch re-reads one batch on both sides and lists its differences,
+// streaming both.
+func diffBatch(ctx context.Context, sides []*side, families []string, b job.KeyRange, o Options, fn func(Difference)) error {
+	var its []CellIter
+	for _, s := range sides {
+		r, ok := regionOf(s.pinned.Regions, b.Start)
+		if !ok {
+			return fmt.Errorf("no %s region holds row %s", s.name, rowkey.Format(b.Start))
+		}
+		it, closeFn, err := openRange(ctx, s, r, families, b, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		defer closeFn()
+		its = append(its, it)
+	}
+	return Diff(its[0], its[1], fn, func(*hfile.Cell) {})
+}
+
+func regionOf(rs []job.Region, row []byte) (job.Region, bool) {
+	for _, r := range rs {
+		if r.Rows.Contains(row) {
+			return r, true
+		}
+	}
+	return job.Region{}, false
+}
+
+// readRange reads the rows rng of one region of a side, merged and with the
+// mode's semantics, calling fn for each cell in key order.
+func readRange(ctx context.Context, s *side, region job.Region, families []string, rng job.KeyRange, o Options, fn func(*hfile.Cell)) error {
+	it, closeFn, err := openRange(ctx, s, region, families, rng, o)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	n := 0
+	for it.Next() {
+		fn(it.Cell())
+		if n++; n&4095 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return it.Err()
+}
+
+// openRange opens the files of one region of a side that may hold cells
+// of the families in rng and the time range, and returns their merged
+// cells with the mode's semantics; close closes the files.
+func openRange(ctx context.Context, s *side, region job.Region, families []string, rng job.KeyRange, o Options) (CellIter, func(), error) {
+	var inputs []*Input
+	var ranks []FileRank
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	for _, f := range s.pinned.Files {
+		if f.Region != region.EncodedName || !slices.Contains(families, f.Family) {
+			continue
+		}
+		if f.FirstRow != nil && !rng.OverlapsRows(f.FirstRow, f.LastRow) {
+			continue
+		}
+		if f.HasTime && !o.Time.Overlaps(f.MinTime, f.MaxTime) {
+			continue
+		}
+		in, ok := s.pinned.Input(f)
+		if !ok {
+			closeAll()
+			return nil, nil, fmt.Errorf("store file %s of family %s: not resolved", f.Name, f.Family)
+		}
+		sc, rank, stamped, closeFn, err := openInput(ctx, s, in, rng)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		closers = append(closers, closeFn)
+		inputs = append(inputs, &Input{Cells: sc, Stamped: stamped, Stamp: uint64(max(rank.SeqID, 0)), Name: in.Path})
+		ranks = append(ranks, rank)
+	}
+	// Newest first: rank 0 wins identical keys of equal sequence id.
+	order := make([]int, len(inputs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return CompareAge(ranks[b], ranks[a]) })
+	for r, i := range order {
+		inputs[i].Rank = r
+	}
+	var it CellIter = &InTime{In: NewMerged(inputs), Time: o.Time}
+	if o.Mode == ModeVisible {
+		it = &Visible{In: it, Rules: func(f []byte) Rules { return s.rules[string(f)] }}
+	}
+	return it, closeAll, nil
+}
+
+var seqIDName = regexp.MustCompile(`_SeqId_([0-9]+)_`)
+
+// openInput opens one store file for the rows rng and returns its scanner,
+// its rank among the store's files and whether HBase stamps its cells with
+// the file's sequence id (a bulk-loaded file).
+func openInput(ctx context.Context, s *side, in snapshot.Input, rng job.KeyRange) (CellIter, FileRank, bool, func(), error) {
+	f, err := s.fs.Open(ctx, in.Path)
+	if err != nil {
+		return nil, FileRank{}, false, nil, fmt.Errorf("open %s: %w", in.Path, err)
+	}
+	size := f.Size()
+	ra := fsys.NewReadAhead(ctx, f, size, fsys.ReadAheadOptions{Limiter: s.limiter, Counter: s.read, Name: in.Path})
+	closeFn := func() { ra.Stop(); f.Close() }
+	r, err := hfile.Open(ra, size, in.Path)
+	if err != nil {
+		closeFn()
+		return nil, FileRank{}, false, nil, err
+	}
+	info := r.Info()
+	rank := FileRank{SeqID: info.MaxSeqID, Size: size, Path: in.Path}
+	bulk := false
+	if m := seqIDName.FindStringSubmatch(path.Base(in.Path)); m != nil {
+		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+			rank.SeqID, bulk = n, true
+		}
+	}
+	if ts, ok := info.Raw[hfile.FileInfoBulkLoadTimestamp]; ok && len(ts) == 8 {
+		var v int64
+		for _, x := range ts {
+			v = v<<8 | int64(x)
+		}
+		rank.BulkTime, bulk = v, true
+	}
+	opts := hfile.ScanOptions{StartRow: nonEmpty(rng.Start), StopRow: nonEmpty(rng.End)}
+	if in.Reference != nil {
+		half, err := hfile.NewHalfReader(r, in.Reference)
+		if err != nil {
+			closeFn()
+			return nil, FileRank{}, false, nil, fmt.Errorf("half of %s: %w", in.Path, err)
+		}
+		if in.Reference.Range == hfile.RangeTop {
+			rank.SeqID++ // HStoreFile.open
+		}
+		return half.Scanner(opts), rank, bulk, closeFn, nil
+	}
+	return r.Scanner(opts), rank, bulk, closeFn, nil
+}
+
+func nonEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
