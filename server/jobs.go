@@ -356,36 +356,55 @@ func controlSummary(act master.Action) string {
 	return "Cancel a job: workers stop, the master removes its work folder and snapshot"
 }
 
-// submit checks a job as rangecopy copy does, registers it for the masters and workers and
-// records it in the catalog.
+// submit answers POST /jobs.
 func (a *api) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
-	sub := in.Body
+	id, created, err := a.s.Submit(ctx, in.Body, callerOf(ctx).name, in.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return a.submitted(ctx, id, status)
+}
+
+// Job returns a job as GET /api/v1/jobs/{id} shows it; a 404 (huma.StatusError) when
+// neither the catalog nor the registry knows it.
+func (s *Server) Job(ctx context.Context, id string) (JobOut, error) { return s.api.jobView(ctx, id) }
+
+// Submit checks a job as rangecopy copy does, registers it for the masters and workers and
+// records it in the catalog, on behalf of by (a token's name), as POST /api/v1/jobs does. It
+// returns the job's id and whether this made a new run of it: the same copy under way, or an
+// idempotency key used for it before, returns that job with created false. Its errors are
+// the API's answers (huma.StatusError): a 4xx for what the caller got wrong.
+func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyKey string) (string, bool, error) {
+	a := s.api
 	spec, set, err := sub.Resolve()
 	if err != nil {
-		return nil, requestProblem(err, "")
+		return "", false, requestProblem(err, "")
 	}
 	src, srcUser, err := a.clusterConfig(ctx, sub.Source, "source")
 	if err != nil {
-		return nil, err
+		return "", false, err
 	}
 	tgt, tgtUser, err := a.clusterConfig(ctx, sub.Target, "target")
 	if err != nil {
-		return nil, err
+		return "", false, err
 	}
 	spec.Families = slices.Clone(spec.Families)
 	id := master.JobID(src, tgt, spec)
-	caller := callerOf(ctx)
 	var key *string
-	if in.IdempotencyKey != "" {
-		key = &in.IdempotencyKey
-		held, err := a.s.cat.JobByIdempotencyKey(ctx, in.IdempotencyKey)
+	if idempotencyKey != "" {
+		key = &idempotencyKey
+		held, err := a.s.cat.JobByIdempotencyKey(ctx, idempotencyKey)
 		switch {
 		case err == nil && held.ID == id:
-			return a.submitted(ctx, id, http.StatusOK)
+			return id, false, nil
 		case err == nil:
-			return nil, huma.Error409Conflict(fmt.Sprintf("Idempotency-Key %q was used for job %s, another copy", in.IdempotencyKey, held.ID))
+			return "", false, huma.Error409Conflict(fmt.Sprintf("Idempotency-Key %q was used for job %s, another copy", idempotencyKey, held.ID))
 		case !errors.Is(err, catalog.ErrNotFound):
-			return nil, a.problem(err, "idempotency key")
+			return "", false, a.problem(err, "idempotency key")
 		}
 	}
 	user := tgtUser
@@ -402,32 +421,32 @@ func (a *api) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
 	gotID, existing, err := master.Submit(ctx, o)
 	if err != nil {
 		if errors.Is(err, master.ErrInvalidRequest) {
-			return nil, huma.Error400BadRequest(err.Error())
+			return "", false, huma.Error400BadRequest(err.Error())
 		}
 		a.s.cfg.Logger.Warn("submit failed", "job", id, "err", err)
-		return nil, huma.Error502BadGateway("cannot submit the job: " + err.Error())
+		return "", false, huma.Error502BadGateway("cannot submit the job: " + err.Error())
 	}
 	if gotID != id {
-		return nil, huma.Error500InternalServerError(fmt.Sprintf("job id %s from the engine, %s expected", gotID, id))
+		return "", false, huma.Error500InternalServerError(fmt.Sprintf("job id %s from the engine, %s expected", gotID, id))
 	}
 	row := catalog.Job{ID: id, Spec: submissionJSON(sub), Table: spec.Table, TargetTable: spec.Target(),
-		SourceCluster: sub.Source, TargetCluster: sub.Target, SubmittedBy: caller.name, IdempotencyKey: key}
+		SourceCluster: sub.Source, TargetCluster: sub.Target, SubmittedBy: by, IdempotencyKey: key}
 	got, created, err := a.s.cat.CreateJob(ctx, row)
 	if err != nil {
-		return nil, a.problem(err, "job "+id)
+		return "", false, a.problem(err, "job "+id)
 	}
 	switch {
 	case existing:
-		return a.submitted(ctx, id, http.StatusOK)
+		return id, false, nil
 	case !created && got.State.Final():
 		// The same copy ran before and ended: this is a new run of it.
 		if _, err := a.s.cat.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.JobPending,
 			LastError: new(string), FinalReport: new(catalog.JSONText),
-			Message: "submitted again by " + caller.name}); err != nil {
-			return nil, a.problem(err, "job "+id)
+			Message: "submitted again by " + by}); err != nil {
+			return "", false, a.problem(err, "job "+id)
 		}
 	}
-	return a.submitted(ctx, id, http.StatusCreated)
+	return id, true, nil
 }
 
 func (a *api) submitted(ctx context.Context, id string, status int) (*submitOutput, error) {
