@@ -28,6 +28,7 @@ type copyFlags struct {
 	startTime, endTime                string
 	families                          string
 	workers                           int
+	memory                            string
 	bandwidth                         string
 	taskSize                          string
 	createTable, keepSnapshot, dryRun bool
@@ -88,6 +89,7 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	fs.StringVar(&f.families, "families", "", "comma-separated column families to copy (default all)")
 	fs.BoolVar(&f.createTable, "create-table", false, "create a missing target table, pre-split like the source")
 	fs.IntVar(&f.workers, "workers", 4, "tasks run at once")
+	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the workers' buffers, shared by the tasks that run at once (read-ahead shrinks as input files multiply)")
 	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s (default none)")
 	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.keepSnapshot, "keep-snapshot", false, "keep the source snapshot when the copy is done")
@@ -115,6 +117,10 @@ func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	mem, err := parseMemory(f.memory)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
 	if f.detach {
 		if f.dryRun || f.resume != "" {
 			return usageErrorf("--detach does not go with --dry-run or --resume (use rangecopy job resume)")
@@ -135,7 +141,7 @@ func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) 
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return runCopy(ctx, opts, f.log, f.jsonOut, stdout, stderr)
+	return runCopy(ctx, opts, mem, f.log, f.jsonOut, stdout, stderr)
 }
 
 // copyOptions turns the flags into the master's options. It reads cluster
@@ -227,6 +233,15 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	return o, nil
 }
 
+// parseMemory reads the --memory size: at least 32MiB.
+func parseMemory(s string) (int64, error) {
+	n, err := parseBytes(s)
+	if err != nil || n < 32<<20 {
+		return 0, fmt.Errorf("--memory %q: want a size of at least 32MiB, e.g. 512MiB", s)
+	}
+	return int64(n), nil
+}
+
 // parseBandwidth reads a rate such as 200MB/s, 1.5GiB/s or 1048576 (bytes
 // per second; the "/s" is optional).
 func parseBandwidth(s string) (float64, error) {
@@ -273,7 +288,7 @@ func parseBytes(s string) (float64, error) {
 // lines otherwise) and prints the report on stdout. On a terminal only
 // warnings are logged, so as not to break the bar, unless -v asks for debug
 // detail.
-func runCopy(ctx context.Context, opts master.Options, lf logFlags, jsonOut bool, stdout, stderr io.Writer) error {
+func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, jsonOut bool, stdout, stderr io.Writer) error {
 	terminal := isTerminal(stderr)
 	level := slog.LevelInfo
 	if terminal {
@@ -284,7 +299,7 @@ func runCopy(ctx context.Context, opts master.Options, lf logFlags, jsonOut bool
 		return err
 	}
 	opts.Out = stdout
-	lo := local.Options{Options: opts}
+	lo := local.Options{Options: opts, Memory: mem}
 	if !opts.DryRun {
 		if terminal {
 			lo.Progress = &progress.Terminal{W: stderr}

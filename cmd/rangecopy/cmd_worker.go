@@ -19,6 +19,7 @@ type workerFlags struct {
 	log      logFlags
 	id       string
 	capacity int
+	memory   string
 }
 
 func newWorkerCommand() *cobra.Command {
@@ -45,6 +46,7 @@ SIGINT or SIGTERM, releasing its tasks.`,
 	f.registry.addSessionTimeout(fs)
 	fs.StringVar(&f.id, "id", "", "this worker's id, unique among live workers (default worker-<host>-<pid>)")
 	fs.IntVar(&f.capacity, "capacity", 4, "tasks run at once")
+	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the worker's buffers, shared by its tasks (read-ahead shrinks as input files multiply)")
 	f.log.add(fs)
 	f.log.complete(c)
 	return c
@@ -54,6 +56,10 @@ SIGINT or SIGTERM, releasing its tasks.`,
 func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	if f.capacity < 1 || f.capacity > 256 {
 		return usageErrorf("--capacity %d: want 1 to 256", f.capacity)
+	}
+	mem, err := parseMemory(f.memory)
+	if err != nil {
+		return usageErrorf("%v", err)
 	}
 	log, err := f.log.logger(stderr, slog.LevelInfo)
 	if err != nil {
@@ -68,6 +74,6 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	}
 	defer reg.Close()
 	host, _ := os.Hostname()
-	return worker.RunAgent(ctx, worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity,
+	return worker.RunAgent(ctx, worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity, Memory: mem,
 		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log})
 }
