@@ -141,6 +141,7 @@ func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) 
 		}
 		defer pprof.StopCPUProfile()
 	}
+	setHeapLimit(mem, os.Getenv("GOMEMLIMIT"))
 	return runCopy(ctx, opts, mem, f.log, f.jsonOut, stdout, stderr)
 }
 

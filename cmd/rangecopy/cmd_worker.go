@@ -61,6 +61,7 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	setHeapLimit(mem, os.Getenv("GOMEMLIMIT"))
 	log, err := f.log.logger(stderr, slog.LevelInfo)
 	if err != nil {
 		return err
