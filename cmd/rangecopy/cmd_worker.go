@@ -46,7 +46,7 @@ SIGINT or SIGTERM, releasing its tasks.`,
 	f.registry.addSessionTimeout(fs)
 	fs.StringVar(&f.id, "id", "", "this worker's id, unique among live workers (default worker-<host>-<pid>)")
 	fs.IntVar(&f.capacity, "capacity", 4, "tasks run at once")
-	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the worker's buffers, shared by its tasks (read-ahead shrinks as input files multiply)")
+	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the worker's buffers, shared by its tasks (read-ahead shrinks as input files multiply); the Go heap's soft limit is this plus 64MiB unless GOMEMLIMIT is set")
 	f.log.add(fs)
 	f.log.complete(c)
 	return c
