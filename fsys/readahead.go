@@ -39,6 +39,11 @@ type ReadAheadOptions struct {
 // the limiter and is counted. Reads of a chunk's size or more go straight to
 // the file. It holds at most two chunks. Safe for concurrent use (reads are
 // serialised). Call Stop when done with it.
+//
+// A window (SetWindow) confines read-ahead to the part of the file a reader
+// needs: chunks never reach past its end, and reads outside it go straight
+// to the file for exactly the bytes asked, so no byte beyond what is asked
+// or lies in the window is read.
 type ReadAhead struct {
 	ctx   context.Context
 	r     io.ReaderAt
@@ -48,12 +53,13 @@ type ReadAhead struct {
 	ctr   *atomic.Int64
 	name  string
 
-	mu      sync.Mutex
-	cur     []byte // data of [curOff, curOff+len(cur))
-	curOff  int64
-	next    *fetch // in flight or done; nil when none
-	spare   []byte
-	closing bool
+	mu       sync.Mutex
+	from, to int64  // the window: chunks lie in [from, to)
+	cur      []byte // data of [curOff, curOff+len(cur))
+	curOff   int64
+	next     *fetch // in flight or done; nil when none
+	spare    []byte
+	closing  bool
 }
 
 // fetch is one background chunk read.
@@ -70,7 +76,18 @@ func NewReadAhead(ctx context.Context, r io.ReaderAt, size int64, o ReadAheadOpt
 	if o.Chunk <= 0 {
 		o.Chunk = DefaultReadAhead
 	}
-	return &ReadAhead{ctx: ctx, r: r, size: size, chunk: o.Chunk, lim: o.Limiter, ctr: o.Counter, name: o.Name, curOff: -1}
+	return &ReadAhead{ctx: ctx, r: r, size: size, chunk: o.Chunk, lim: o.Limiter, ctr: o.Counter, name: o.Name, curOff: -1, to: size}
+}
+
+// SetWindow confines read-ahead to the bytes [from, to) of the file (clamped
+// to the file); an empty window turns read-ahead off, so that every read
+// reads exactly what it asks. The default window is the whole file. Chunks
+// already read stay usable.
+func (a *ReadAhead) SetWindow(from, to int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	from, to = max(from, 0), min(to, a.size)
+	a.from, a.to = from, max(from, to)
 }
 
 // Size is the size of the file read.
@@ -96,15 +113,15 @@ func (a *ReadAhead) read(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// chunkLen is the length of the chunk at off.
+// chunkLen is the length of the chunk at off, which lies in the window.
 func (a *ReadAhead) chunkLen(off int64) int {
-	return int(min(int64(a.chunk), a.size-off))
+	return int(min(int64(a.chunk), a.to-off))
 }
 
 // start begins fetching the chunk at off in the background, if off lies in
 // the file and no fetch is in flight.
 func (a *ReadAhead) start(off int64) {
-	if off >= a.size || a.next != nil || a.closing {
+	if off >= a.to || a.next != nil || a.closing {
 		return
 	}
 	buf := a.spare
@@ -137,7 +154,9 @@ func (a *ReadAhead) ReadAt(p []byte, off int64) (int, error) {
 		want = want[:a.size-off]
 		eof = io.EOF
 	}
-	if len(want) >= a.chunk {
+	end := off + int64(len(want))
+	inCur := a.curOff >= 0 && off >= a.curOff && end <= a.curOff+int64(len(a.cur))
+	if len(want) >= a.chunk || (!inCur && (off < a.from || end > a.to)) {
 		n, err := a.read(want, off)
 		if err == nil {
 			err = eof

@@ -109,3 +109,48 @@ func TestReadAheadError(t *testing.T) {
 		t.Error("negative offset accepted")
 	}
 }
+
+// TestReadAheadWindow checks that a window confines read-ahead: reads in it
+// are served from chunks that end at the window's end, reads outside it read
+// exactly what they ask, and the bytes read are the window plus those reads.
+func TestReadAheadWindow(t *testing.T) {
+	data := make([]byte, 1000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	tests := []struct {
+		name     string
+		from, to int64
+		reads    [][2]int
+		want     int64 // bytes that reach the file
+	}{
+		{"whole file by default: a chunk and the next", 0, 1000, [][2]int{{0, 10}}, 600},
+		{"window stops the prefetch", 100, 400, [][2]int{{100, 50}, {150, 200}, {350, 50}}, 300},
+		{"a read outside is exact", 100, 400, [][2]int{{900, 40}, {10, 5}}, 45},
+		{"a read across the end is exact", 100, 400, [][2]int{{380, 40}}, 40},
+		{"empty window: no read-ahead", 0, 0, [][2]int{{0, 10}, {10, 10}, {500, 33}}, 53},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &countingReaderAt{b: data}
+			var ctr atomic.Int64
+			ra := NewReadAhead(context.Background(), src, int64(len(data)), ReadAheadOptions{Chunk: 300, Counter: &ctr, Name: "f"})
+			if tc.from != 0 || tc.to != 1000 {
+				ra.SetWindow(tc.from, tc.to)
+			}
+			for _, r := range tc.reads {
+				p := make([]byte, r[1])
+				if _, err := ra.ReadAt(p, int64(r[0])); err != nil {
+					t.Fatalf("ReadAt(%d, %d): %v", r[0], r[1], err)
+				}
+				if !bytes.Equal(p, data[r[0]:r[0]+r[1]]) {
+					t.Fatalf("ReadAt(%d, %d): wrong bytes", r[0], r[1])
+				}
+			}
+			ra.Stop() // waits for a fetch in flight
+			if got := ctr.Load(); got != tc.want {
+				t.Errorf("bytes read %d, want %d (reads %v)", got, tc.want, src.reads)
+			}
+		})
+	}
+}

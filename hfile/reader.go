@@ -188,6 +188,25 @@ type blockReader struct {
 	plain []byte
 	cs    codecs
 	hint  int // size of the last block read
+	// reserve, if set, is told of buffer growth (ScanOptions.Reserve); held
+	// is what it was told so far, other the buffers of the scanner beyond
+	// raw and plain (a decoded block).
+	reserve func(n int) error
+	held    int
+	other   int
+}
+
+// account tells reserve that the buffers grow to total bytes, if that is
+// more than it was told so far.
+func (br *blockReader) account(total int) error {
+	if br.reserve == nil || total <= br.held {
+		return nil
+	}
+	if err := br.reserve(total - br.held); err != nil {
+		return err
+	}
+	br.held = total
+	return nil
 }
 
 // read reads the block at off. size is its on-disk size with header when
@@ -206,6 +225,9 @@ func (r *Reader) readBlock(br *blockReader, off int64, size int) (blockHeader, [
 	if n == 0 {
 		n = int(min(int64(max(headerSize, br.hint)), limit))
 	}
+	if err := br.account(max(cap(br.raw), n) + cap(br.plain) + br.other); err != nil {
+		return blockHeader{}, nil, err
+	}
 	br.raw = grow(br.raw[:0], n)[:n]
 	if err := r.readAt(br.raw, off); err != nil {
 		return blockHeader{}, nil, err
@@ -216,6 +238,13 @@ func (r *Reader) readBlock(br *blockReader, off int64, size int) (blockHeader, [
 	}
 	if size != 0 && h.onDiskSize() != size {
 		return h, nil, formatError("block at offset %d: index says %d bytes, header says %d", off, size, h.onDiskSize())
+	}
+	plain := cap(br.plain)
+	if r.trailer.Compression != CompressionNone {
+		plain = max(plain, h.uncompressedSize)
+	}
+	if err := br.account(max(cap(br.raw), h.onDiskSize()) + plain + br.other); err != nil {
+		return h, nil, err
 	}
 	if h.onDiskSize() > n {
 		br.raw = grow(br.raw, h.onDiskSize()-n)[:h.onDiskSize()]

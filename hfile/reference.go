@@ -135,6 +135,16 @@ func (h *HalfReader) Reference() Reference { return h.ref }
 
 // Scanner returns a scanner over the half, further bounded by opts.
 func (h *HalfReader) Scanner(opts ScanOptions) *Scanner {
+	return h.parent.Scanner(h.clip(opts))
+}
+
+// Extent is Reader.Extent of a scan of the half.
+func (h *HalfReader) Extent(opts ScanOptions) (Extent, error) {
+	return h.parent.Extent(h.clip(opts))
+}
+
+// clip bounds opts to the half.
+func (h *HalfReader) clip(opts ScanOptions) ScanOptions {
 	if h.ref.Range == RangeTop {
 		if opts.StartKey == nil || CompareKeys(opts.StartKey, h.split) < 0 {
 			opts.StartKey = h.split
@@ -144,7 +154,7 @@ func (h *HalfReader) Scanner(opts ScanOptions) *Scanner {
 			opts.StopKey = h.split
 		}
 	}
-	return h.parent.Scanner(opts)
+	return opts
 }
 
 // FirstKey returns a copy of the first cell key of the half, or nil if the

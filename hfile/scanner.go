@@ -16,6 +16,12 @@ type ScanOptions struct {
 	StartKey *Cell
 	// StopKey is the first cell key not to return (exclusive).
 	StopKey *Cell
+	// Reserve, if set, is told of every growth of the scanner's block
+	// buffers before it happens where the size is known from a block's
+	// header (the on-disk block and its decompressed payload), and right
+	// after decoding an encoded block into a larger buffer: n is the number
+	// of bytes the buffers grow by. An error stops the scan with that error.
+	Reserve func(n int) error
 }
 
 // Scanner iterates over the cells of a Reader in key order. It does not
@@ -25,26 +31,31 @@ type ScanOptions struct {
 type Scanner struct {
 	r            *Reader
 	lower, upper *Cell
-	br           blockReader
-	dec          []byte // decoded NONE-layout cells of encoded blocks
-	dict         tagDict
-	cells        []byte // cells of the current block
-	pos          int
-	blockOff     int64
-	blockSize    int
-	loaded       bool
-	started      bool
-	pending      bool
-	done         bool
-	cell         Cell
-	rc           rawCell
-	err          error
+	// end is the offset the scan stops at: the end of the last data block
+	// that may hold a cell below upper, found in the block index at the
+	// first seek; no block at or after it is read.
+	end       int64
+	br        blockReader
+	dec       []byte // decoded NONE-layout cells of encoded blocks
+	dict      tagDict
+	cells     []byte // cells of the current block
+	pos       int
+	blockOff  int64
+	blockSize int
+	loaded    bool
+	started   bool
+	pending   bool
+	done      bool
+	cell      Cell
+	rc        rawCell
+	err       error
 }
 
 // Scanner returns a new scanner over the range in opts. It is positioned
 // before the first cell of the range.
 func (r *Reader) Scanner(opts ScanOptions) *Scanner {
-	s := &Scanner{r: r}
+	s := &Scanner{r: r, end: -1}
+	s.br.reserve = opts.Reserve
 	if opts.StartRow != nil {
 		s.lower = FirstOnRow(opts.StartRow)
 	}
@@ -82,6 +93,9 @@ func (s *Scanner) Next() bool {
 	}
 	if !s.started {
 		s.started = true
+		if err := s.setEnd(); err != nil {
+			return s.fail(err)
+		}
 		if s.lower != nil {
 			s.seek(s.lower)
 		} else {
@@ -115,7 +129,13 @@ func (s *Scanner) Seek(key *Cell) {
 	if s.err != nil {
 		return
 	}
-	s.started = true
+	if !s.started {
+		s.started = true
+		if err := s.setEnd(); err != nil {
+			s.fail(err)
+			return
+		}
+	}
 	s.done = false
 	s.pending = false
 	if s.lower != nil && CompareKeys(key, s.lower) < 0 {
@@ -159,17 +179,40 @@ func (s *Scanner) seek(key *Cell) {
 	}
 }
 
+// setEnd sets the offset the scan stops at from the upper bound.
+func (s *Scanner) setEnd() error {
+	if s.upper == nil || len(s.r.root) == 0 {
+		return nil
+	}
+	off, size, err := s.r.locate(&s.br, s.upper)
+	if err != nil {
+		return err
+	}
+	s.end = off + int64(size)
+	return nil
+}
+
 // locate walks the block index to the data block that may hold key.
 func (s *Scanner) locate(key *Cell) (int64, int, error) {
-	r := s.r
-	i := searchEntries(r.root, key)
+	return s.r.locate(&s.br, key)
+}
+
+// locate walks the block index to the data block that may hold key: the
+// last one whose index key is at or before key, or the first one when key
+// sorts before every index key. It returns its offset and on-disk size. A
+// nil key locates the last data block.
+func (r *Reader) locate(br *blockReader, key *Cell) (int64, int, error) {
+	i := len(r.root) - 1
+	if key != nil {
+		i = searchEntries(r.root, key)
+	}
 	if i < 0 {
-		return r.trailer.FirstDataBlockOffset, 0, nil
+		return r.locateFirst(br)
 	}
 	e := r.root[i]
 	levels := int(r.trailer.NumDataIndexLevels)
 	for level := 1; level < levels; level++ {
-		h, p, err := r.readBlock(&s.br, e.offset, e.size)
+		h, p, err := r.readBlock(br, e.offset, e.size)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -187,7 +230,10 @@ func (s *Scanner) locate(key *Cell) (int64, int, error) {
 		if x.n == 0 {
 			return 0, 0, formatError("%s block at offset %d: no entries", h.typ, h.offset)
 		}
-		j := max(x.search(key), 0)
+		j := x.n - 1
+		if key != nil {
+			j = max(x.search(key), 0)
+		}
 		e = x.entry(j)
 		e.key = nil // points into a reused buffer
 	}
@@ -226,6 +272,13 @@ func (s *Scanner) setBlock(h *blockHeader, p []byte) bool {
 		if err != nil {
 			s.fail(fmt.Errorf("%s block at offset %d: %w", id, h.offset, err))
 			return true
+		}
+		if cap(s.dec) > s.br.other {
+			s.br.other = cap(s.dec)
+			if err := s.br.account(cap(s.br.raw) + cap(s.br.plain) + s.br.other); err != nil {
+				s.fail(fmt.Errorf("%s block at offset %d: %w", id, h.offset, err))
+				return true
+			}
 		}
 		s.cells = s.dec
 	default:
@@ -267,7 +320,7 @@ func (s *Scanner) nextBlock() bool {
 		return false
 	}
 	off := s.blockOff + int64(s.blockSize)
-	for off <= s.r.trailer.LastDataBlockOffset {
+	for off <= s.r.trailer.LastDataBlockOffset && (s.end < 0 || off < s.end) {
 		h, p, err := s.r.readBlock(&s.br, off, 0)
 		if err != nil {
 			return s.fail(err)
@@ -279,4 +332,61 @@ func (s *Scanner) nextBlock() bool {
 	}
 	s.done = true
 	return false
+}
+
+// Extent is the byte range of a file's block section that a scan reads.
+type Extent struct {
+	// From and To bound the range [From, To): from the first data block
+	// that may hold a cell of the scan to the end of the last one.
+	From, To int64
+}
+
+// Len is the extent's length in bytes.
+func (e Extent) Len() int64 { return e.To - e.From }
+
+// Extent returns the byte range of the data blocks a scan of opts reads,
+// found in the block index (reading the index blocks of a multi-level
+// index): a read-ahead confined to it reads no byte the scan does not
+// need. A file without cells has an empty extent.
+func (r *Reader) Extent(opts ScanOptions) (Extent, error) {
+	if len(r.root) == 0 {
+		return Extent{}, nil
+	}
+	s := r.Scanner(opts)
+	var br blockReader
+	from := r.trailer.FirstDataBlockOffset
+	if s.lower != nil {
+		off, _, err := r.locate(&br, s.lower)
+		if err != nil {
+			return Extent{}, r.wrap(err)
+		}
+		from = off
+	}
+	off, size, err := r.locate(&br, s.upper)
+	if err != nil {
+		return Extent{}, r.wrap(err)
+	}
+	return Extent{From: from, To: max(from, off+int64(size))}, nil
+}
+
+// locateFirst returns the offset and size of the first data block.
+func (r *Reader) locateFirst(br *blockReader) (int64, int, error) {
+	e := r.root[0]
+	levels := int(r.trailer.NumDataIndexLevels)
+	for level := 1; level < levels; level++ {
+		_, p, err := r.readBlock(br, e.offset, e.size)
+		if err != nil {
+			return 0, 0, err
+		}
+		x, err := parseNonRootIndex(p)
+		if err != nil {
+			return 0, 0, err
+		}
+		if x.n == 0 {
+			return 0, 0, formatError("index block at offset %d: no entries", e.offset)
+		}
+		e = x.entry(0)
+		e.key = nil
+	}
+	return e.offset, e.size, nil
 }

@@ -21,6 +21,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/job"
 	"rangecopy/master"
+	"rangecopy/memory"
 	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/worker"
@@ -33,6 +34,12 @@ type Options struct {
 	// Progress, if set, shows progress every ProgressInterval (0: 1 s).
 	Progress         progress.Printer
 	ProgressInterval time.Duration
+	// Memory is the memory budget of the process's workers in bytes, shared
+	// by the Workers tasks that run at once; 0 means memory.Default.
+	Memory int64
+	// Budget, if set, is the budget itself (Memory is then not read): tests
+	// read its high-water mark.
+	Budget *memory.Budget
 }
 
 // ErrTasksFailed reports a job that ended with failed tasks: the target holds
@@ -150,12 +157,16 @@ func (c *copyRun) execute(ctx context.Context, j registry.Job, rec job.Record, r
 		}
 		limiter = tb
 	}
+	budget := c.display.Budget
+	if budget == nil {
+		budget = memory.New(c.display.Memory)
+	}
 	var wcounters worker.Counters
 	var bcounters bulkload.Counters
 	src, tgt, srcFS, tgtFS := c.p.Clusters()
 	env, err := worker.OpenJob(ctx, worker.JobConfig{Registry: c.reg, Job: id, Record: rec,
 		Source: src, Target: tgt, SourceFS: srcFS, TargetFS: tgtFS,
-		Limiter: limiter, Counters: &wcounters, LoaderCounters: &bcounters,
+		Limiter: limiter, Memory: budget, MemorySlots: o.Workers, Counters: &wcounters, LoaderCounters: &bcounters,
 		Loaded: func(f worker.OutputFile) {
 			counters.FilesLoaded.Add(1)
 			counters.BytesLoaded.Add(f.Bytes)

@@ -11,6 +11,7 @@ import (
 
 	"rangecopy/bulkload"
 	"rangecopy/job"
+	"rangecopy/memory"
 	"rangecopy/metrics"
 	"rangecopy/registry"
 )
@@ -25,6 +26,9 @@ type AgentConfig struct {
 	ID string
 	// Capacity is how many tasks run at once; 0 means 4.
 	Capacity int
+	// Memory is the worker's memory budget in bytes, shared by its
+	// Capacity tasks; 0 means memory.Default.
+	Memory int64
 	// Info is free-form text shown with the registration.
 	Info string
 	// Refresh is how often the jobs are looked at again (new jobs, paused,
@@ -42,6 +46,7 @@ type AgentConfig struct {
 type agent struct {
 	cfg AgentConfig
 	log *slog.Logger
+	mem *memory.Budget // shared by every job's tasks
 
 	mu    sync.Mutex
 	jobs  map[string]*agentJob
@@ -103,7 +108,7 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &agent{cfg: cfg, log: cfg.Logger.With("worker", cfg.ID), jobs: map[string]*agentJob{},
+	a := &agent{cfg: cfg, mem: memory.New(cfg.Memory), log: cfg.Logger.With("worker", cfg.ID), jobs: map[string]*agentJob{},
 		wake: make(chan struct{}), share: 1, openFailed: map[string]time.Time{}}
 	if err := cfg.Registry.RegisterWorker(ctx, registry.Worker{ID: cfg.ID, Capacity: cfg.Capacity, Info: cfg.Info}); err != nil {
 		return fmt.Errorf("worker %s: register: %w", cfg.ID, err)
@@ -291,7 +296,8 @@ func (a *agent) open(ctx context.Context, j registry.Job) (*agentJob, error) {
 	}
 	aj := &agentJob{id: j.ID, rec: rec, limiter: new(BandwidthLimit), counters: new(Counters), loaded: new(bulkload.Counters)}
 	aj.env, err = OpenJob(ctx, JobConfig{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Limiter: aj.limiter,
-		Counters: aj.counters, LoaderCounters: aj.loaded, DialTimeout: a.cfg.DialTimeout, Logger: a.log})
+		Counters: aj.counters, LoaderCounters: aj.loaded, Memory: a.mem, MemorySlots: a.cfg.Capacity,
+		DialTimeout: a.cfg.DialTimeout, Logger: a.log})
 	if err != nil {
 		return nil, err
 	}

@@ -49,12 +49,16 @@
 //
 // # Memory
 //
-// For a family with k inputs the pipeline holds at most
-// k × (2 × ReadAhead + 3 × batchBytes) + 3 × writeChunk + one hfile.Writer
-// (its current block, block index and bloom chunk), independent of the size
-// of the table: with the defaults (8 MiB read-ahead, 1 MiB batches, 4 MiB
-// write chunks) that is about k × 19 MiB + 12 MiB plus the writer's index,
-// which grows with the output file (about 1 MiB for a 1 GiB file of 64 KiB
-// blocks). A single cell larger than a batch is held on its own. A fast-path
-// copy adds 2 × ReadAhead + 1 MiB + 3 × writeChunk while it runs.
+// For a family with k inputs the pipeline holds
+// k × (2 × read-ahead + 3 × batch + 3 blocks) + 3 × writeChunk + one
+// hfile.Writer (its current block, block index and bloom chunk), independent
+// of the size of the table. memory.PlanTask sizes read-ahead (256 KiB to
+// 8 MiB) and batches (64 KiB to 1 MiB) so that this fits the task's share of
+// the worker's memory.Budget (Options.Memory over Options.MemorySlots), and
+// the task reserves it before opening its inputs. A block, batch or writer
+// block that grows past the plan for a large cell reserves its growth from
+// the budget (hfile.ScanOptions.Reserve for the scanner). A fast-path copy
+// uses the read-ahead and output allowance of the plan. Each input's
+// read-ahead is confined to the blocks the task's rows need
+// (hfile.Reader.Extent, fsys.ReadAhead.SetWindow).
 package worker

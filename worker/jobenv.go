@@ -12,6 +12,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/job"
+	"rangecopy/memory"
 	"rangecopy/registry"
 )
 
@@ -30,6 +31,10 @@ type JobConfig struct {
 	TargetFS       fsys.FS
 	// Limiter, if set, limits the bytes read.
 	Limiter fsys.Limiter
+	// Memory is the worker's memory budget and MemorySlots how many tasks
+	// share it at once (Options.Memory, Options.MemorySlots).
+	Memory      *memory.Budget
+	MemorySlots int
 	// Counters and LoaderCounters receive the pipeline's and the loader's
 	// counts; nil means fresh ones.
 	Counters       *Counters
@@ -161,7 +166,7 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 		},
 		RemoveOutput: wd.RemoveTask,
 		Options: Options{Source: ArchiveFallback{Reader: c.SourceFS, RootDir: rec.Source.RootDir},
-			Target: c.TargetFS, Limiter: c.Limiter, Counters: c.Counters},
+			Target: c.TargetFS, Limiter: c.Limiter, Counters: c.Counters, Memory: c.Memory, MemorySlots: c.MemorySlots},
 		Loaded: c.Loaded,
 		Logger: c.Logger,
 	}

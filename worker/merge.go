@@ -6,27 +6,42 @@ import (
 
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/memory"
 )
-
-// batchBytes is the payload size of one batch of cells handed from an input
-// goroutine to the merge.
-const batchBytes = 1 << 20
 
 // batch is a run of cells cloned out of a scanner; the cells' slices point
 // into buf. Batches are recycled between an input and the merge.
 type batch struct {
 	cells []hfile.Cell
 	buf   []byte
+	// size is the payload size planned (memory.Plan.Batch); a batch that
+	// took a cell larger than that holds over bytes of mem beyond it.
+	size int
+	mem  *taskMemory
+	over int64
+}
+
+// cellBytes is the size of a cell's fields as a batch holds them.
+func cellBytes(c *hfile.Cell) int {
+	return len(c.Row) + len(c.Family) + len(c.Qualifier) + len(c.Value) + len(c.Tags)
 }
 
 // add clones c into the batch and reports false when it does not fit (the
-// batch is then unchanged). An empty batch takes any cell.
-func (b *batch) add(c *hfile.Cell) bool {
-	n := len(c.Row) + len(c.Family) + len(c.Qualifier) + len(c.Value) + len(c.Tags)
+// batch is then unchanged). An empty batch takes any cell: one larger than
+// the batch gets a buffer of its own, taken from the memory budget (an
+// error then).
+func (b *batch) add(c *hfile.Cell) (bool, error) {
+	n := cellBytes(c)
 	if len(b.cells) > 0 && len(b.buf)+n > cap(b.buf) {
-		return false
+		return false, nil
 	}
 	if cap(b.buf)-len(b.buf) < n { // only for a first cell larger than a batch
+		if b.mem != nil {
+			if err := b.mem.grow(int64(n - b.size)); err != nil {
+				return false, fmt.Errorf("cell of %s in row %s: %w", memory.Bytes(int64(n)), job.FormatKey(c.Row), err)
+			}
+			b.over += int64(n - b.size)
+		}
 		b.buf = make([]byte, 0, n)
 	}
 	take := func(p []byte) []byte {
@@ -38,13 +53,20 @@ func (b *batch) add(c *hfile.Cell) bool {
 		Row: take(c.Row), Family: take(c.Family), Qualifier: take(c.Qualifier),
 		Timestamp: c.Timestamp, Type: c.Type, Value: take(c.Value), Tags: take(c.Tags), SeqID: c.SeqID,
 	})
-	return true
+	return true, nil
 }
 
 func (b *batch) reset() {
 	b.cells = b.cells[:0]
-	if cap(b.buf) > batchBytes { // drop the buffer of an outsized cell
-		b.buf = make([]byte, 0, batchBytes)
+	if b.size <= 0 {
+		b.size = memory.MaxBatch
+	}
+	if cap(b.buf) > b.size { // drop the buffer of an outsized cell
+		b.buf = make([]byte, 0, b.size)
+		if b.over > 0 {
+			b.mem.shrink(b.over)
+			b.over = 0
+		}
 	}
 	b.buf = b.buf[:0]
 }
@@ -114,7 +136,11 @@ func scanInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *sour
 		if !times.Contains(c.Timestamp) {
 			continue
 		}
-		if b.add(c) {
+		ok, err := b.add(c)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", s.name, err)
+		}
+		if ok {
 			continue
 		}
 		if err := send(); err != nil {
@@ -123,7 +149,9 @@ func scanInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *sour
 		if b, err = get(); err != nil {
 			return err
 		}
-		b.add(c)
+		if _, err := b.add(c); err != nil {
+			return fmt.Errorf("scan %s: %w", s.name, err)
+		}
 	}
 	ctr.CellsRead.Add(n & 1023)
 	if err := sc.Err(); err != nil {

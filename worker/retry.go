@@ -7,6 +7,7 @@ import (
 	"rangecopy/checkpoint"
 	"rangecopy/hbase"
 	"rangecopy/job"
+	"rangecopy/memory"
 	"rangecopy/registry"
 	"rangecopy/retry"
 )
@@ -40,7 +41,8 @@ func runAgain(err error, attempt, attempts int, stopped, claimLost bool) bool {
 		return false
 	case errors.Is(err, registry.ErrLostClaim),
 		errors.Is(err, job.ErrTaskSpec), errors.Is(err, checkpoint.ErrFormat),
-		errors.Is(err, hbase.ErrTableNotFound), errors.Is(err, hbase.ErrNoSuchColumnFamily):
+		errors.Is(err, hbase.ErrTableNotFound), errors.Is(err, hbase.ErrNoSuchColumnFamily),
+		errors.Is(err, memory.ErrTooSmall):
 		return false
 	}
 	return true

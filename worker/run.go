@@ -12,12 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"rangecopy/bulkload"
 	"rangecopy/checkpoint"
 	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/memory"
 )
 
 // DefaultMaxFileBytes is the default size cap of an output file.
@@ -63,8 +65,15 @@ type Options struct {
 	// once the writer has written the cap (so a file may exceed it by about
 	// a block and a row); 0 means DefaultMaxFileBytes.
 	MaxFileBytes int64
-	// ReadAhead is the read-ahead chunk size; 0 means fsys.DefaultReadAhead.
+	// ReadAhead caps the read-ahead chunk size; 0 means fsys.DefaultReadAhead.
+	// The memory plan may choose less.
 	ReadAhead int
+	// Memory is the worker's memory budget, shared by every task it runs at
+	// once; nil means a budget of memory.Default for this task alone.
+	Memory *memory.Budget
+	// MemorySlots is how many tasks share Memory at once: each plans its
+	// buffers in Memory's share for one slot; 0 means 1.
+	MemorySlots int
 	// NoFastPath decodes every file.
 	NoFastPath bool
 }
@@ -90,6 +99,9 @@ func Run(ctx context.Context, t Task, o Options, emit EmitFunc) error {
 	}
 	if t.Time == (job.TimeRange{}) {
 		t.Time = job.AllTime()
+	}
+	if o.Memory == nil {
+		o.Memory = memory.New(memory.Default)
 	}
 	if err := checkRegions(t.Regions, t.Task.Rows); err != nil {
 		return fmt.Errorf("task %s: %w", t.Task.ID, err)
@@ -145,6 +157,51 @@ type familyRun struct {
 	settings FamilySettings
 	resume   []byte
 	emit     EmitFunc
+	// plan sizes the family's buffers; mem accounts for what grows past it.
+	plan memory.Plan
+	mem  *taskMemory
+}
+
+// scanOptions is the scan of every input: from the resume row (or the
+// task's start) to the task's end.
+func (fr *familyRun) scanOptions() hfile.ScanOptions {
+	start := fr.resume
+	if bytes.Compare(start, fr.t.Task.Rows.Start) < 0 {
+		start = fr.t.Task.Rows.Start
+	}
+	return hfile.ScanOptions{StartRow: start, StopRow: fr.t.Task.Rows.End}
+}
+
+// taskMemory is what a family's buffers took from the budget beyond its
+// plan: blocks and batches of cells larger than planned, an output writer's
+// blocks for such cells. It is released when the family ends.
+type taskMemory struct {
+	b     *memory.Budget
+	extra atomic.Int64
+}
+
+func (m *taskMemory) grow(n int64) error {
+	if err := m.b.Reserve(n); err != nil {
+		return err
+	}
+	m.extra.Add(n)
+	return nil
+}
+
+func (m *taskMemory) shrink(n int64) {
+	m.b.Release(n)
+	m.extra.Add(-n)
+}
+
+// reserveBlocks returns a scanner's ScanOptions.Reserve: growth within the
+// plan's block buffers is free, beyond them it is taken from the budget.
+func (m *taskMemory) reserveBlocks(planned int) func(int) error {
+	free := planned
+	return func(n int) error {
+		take := min(free, n)
+		free -= take
+		return m.grow(int64(n - take))
+	}
 }
 
 // opened is an input file, open.
@@ -168,7 +225,10 @@ func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
 	}
 	size := f.Size()
 	op := &opened{in: in, file: f}
-	op.ra = fsys.NewReadAhead(ctx, f, size, fsys.ReadAheadOptions{Chunk: fr.o.ReadAhead, Limiter: fr.o.Limiter, Counter: &fr.o.Counters.BytesRead, Name: in.Path})
+	op.ra = fsys.NewReadAhead(ctx, f, size, fsys.ReadAheadOptions{Chunk: fr.plan.ReadAhead, Limiter: fr.o.Limiter, Counter: &fr.o.Counters.BytesRead, Name: in.Path})
+	// Until the scan's extent is known every read reads what it asks: the
+	// trailer, the load-on-open section, index blocks.
+	op.ra.SetWindow(0, 0)
 	if op.r, err = hfile.Open(op.ra, size, in.Path); err != nil {
 		op.close()
 		return nil, err
@@ -207,6 +267,18 @@ func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
 		op.facts.FirstRow = slices.Clone(first.Row)
 		op.facts.LastRow = slices.Clone(last.Row)
 	}
+	// Read ahead only over the data blocks the task's rows need.
+	var ext hfile.Extent
+	if op.half != nil {
+		ext, err = op.half.Extent(fr.scanOptions())
+	} else {
+		ext, err = op.r.Extent(fr.scanOptions())
+	}
+	if err != nil {
+		op.close()
+		return nil, err
+	}
+	op.ra.SetWindow(ext.From, ext.To)
 	return op, nil
 }
 
@@ -269,6 +341,20 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 			op.close()
 		}
 	}()
+	if fr.plan, err = memory.PlanTask(fr.o.Memory.Share(fr.o.MemorySlots), len(inputs), 0, fr.settings.BlockSize); err != nil {
+		return err
+	}
+	if fr.o.ReadAhead > 0 {
+		fr.plan.ReadAhead = min(fr.plan.ReadAhead, fr.o.ReadAhead)
+	}
+	if err := fr.o.Memory.Reserve(fr.plan.Total); err != nil {
+		return fmt.Errorf("%d input files: %w", len(inputs), err)
+	}
+	fr.mem = &taskMemory{b: fr.o.Memory}
+	defer func() {
+		fr.o.Memory.Release(fr.plan.Total)
+		fr.o.Memory.Release(fr.mem.extra.Load())
+	}()
 	for _, in := range inputs {
 		op, err := fr.open(ctx, in)
 		if err != nil {
@@ -307,22 +393,19 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 
-	start := fr.resume
-	if bytes.Compare(start, fr.t.Task.Rows.Start) < 0 {
-		start = fr.t.Task.Rows.Start
-	}
-	opts := hfile.ScanOptions{StartRow: start, StopRow: fr.t.Task.Rows.End}
 	srcs := make([]*source, len(slow))
 	var wg sync.WaitGroup
 	includeTags := false
 	for i, op := range slow {
 		includeTags = includeTags || op.r.Info().IncludesTags
-		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, 3),
+		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, memory.Batches),
 			stamped: op.bulk, stamp: uint64(max(op.rank.seqID, 0))}
-		for range 3 {
-			s.free <- &batch{buf: make([]byte, 0, batchBytes)}
+		for range memory.Batches {
+			s.free <- &batch{buf: make([]byte, 0, fr.plan.Batch), size: fr.plan.Batch, mem: fr.mem}
 		}
 		srcs[i] = s
+		opts := fr.scanOptions()
+		opts.Reserve = fr.mem.reserveBlocks(memory.BlockBuffers * memory.DefaultBlock)
 		var sc cellScanner
 		if op.half != nil {
 			sc = op.half.Scanner(opts)
@@ -365,6 +448,8 @@ type outputs struct {
 	wopts hfile.WriterOptions
 
 	cur *outFile
+	// maxCell is the largest cell the writer's reservation covers.
+	maxCell int
 }
 
 // outFile is an output file being written.
@@ -413,6 +498,17 @@ func (o *outputs) add(c *hfile.Cell) error {
 		o.cur.last = append(o.cur.last[:0], c.Row...)
 	}
 	o.cur.cells++
+	if n := cellBytes(c); n > o.maxCell {
+		// The writer's block buffers grow to hold a cell larger than
+		// planned for: take the growth from the budget.
+		planned := max(o.maxCell, o.fr.settings.BlockSize, memory.DefaultBlock)
+		if n > planned {
+			if err := o.fr.mem.grow(int64(memory.WriterBlocks * (n - planned))); err != nil {
+				return fmt.Errorf("cell of %s in row %s: %w", memory.Bytes(int64(n)), job.FormatKey(c.Row), err)
+			}
+		}
+		o.maxCell = max(n, planned)
+	}
 	if o.cur.cells&1023 == 0 {
 		o.fr.o.Counters.CellsWritten.Add(1024)
 	}
@@ -470,7 +566,7 @@ func (o *outputs) copyFast(ctx context.Context) error {
 		return err
 	}
 	final := path.Join(o.dir, name)
-	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Source, o.fr.o.Target, final, o.fr.o.ReadAhead, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
+	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Source, o.fr.o.Target, final, o.fr.plan.ReadAhead, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
 		return err
 	}
 	r := regionFor(o.fr.t.Regions, op.facts.FirstRow)

@@ -17,6 +17,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/memory"
 )
 
 // TestMergeNewestWins merges two overlapping files that share keys: the cells
@@ -502,7 +503,7 @@ func TestMergeCellSequenceIDFirst(t *testing.T) {
 	for i, in := range inputs {
 		s := &source{rank: i, name: fmt.Sprint(i), stamped: in.stamped, stamp: in.stamp, out: make(chan *batch, 1), free: make(chan *batch, 3)}
 		for range 3 {
-			s.free <- &batch{buf: make([]byte, 0, batchBytes)}
+			s.free <- &batch{buf: make([]byte, 0, memory.MaxBatch), size: memory.MaxBatch}
 		}
 		go runInput(ctx, &sliceScanner{cells: in.cells}, job.AllTime(), s, &ctr)
 		srcs = append(srcs, s)

@@ -15,6 +15,7 @@ import (
 	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
+	"rangecopy/units"
 )
 
 // copyFlags are the command line of rangecopy copy, as typed.
@@ -22,6 +23,7 @@ type copyFlags struct {
 	source, target                    clusterFlags
 	rng                               rangeFlags
 	workers                           int
+	memory                            string
 	bandwidth                         string
 	taskSize                          string
 	createTable, keepSnapshot, dryRun bool
@@ -76,6 +78,7 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	f.rng.add(fs, "copy", "required unless --resume")
 	fs.BoolVar(&f.createTable, "create-table", false, "create a missing target table, pre-split like the source")
 	fs.IntVar(&f.workers, "workers", 4, "tasks run at once")
+	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the workers' buffers, shared by the tasks that run at once (read-ahead shrinks as input files multiply); the Go heap's soft limit is this plus 64MiB unless GOMEMLIMIT is set")
 	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s (default none)")
 	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.keepSnapshot, "keep-snapshot", false, "keep the source snapshot when the copy is done")
@@ -103,6 +106,10 @@ func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	mem, err := parseMemory(f.memory)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
 	if f.detach {
 		if f.dryRun || f.resume != "" {
 			return usageErrorf("--detach does not go with --dry-run or --resume (use rangecopy job resume)")
@@ -123,7 +130,8 @@ func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) 
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return runCopy(ctx, opts, f.log, f.jsonOut, stdout, stderr)
+	setHeapLimit(mem, os.Getenv("GOMEMLIMIT"))
+	return runCopy(ctx, opts, mem, f.log, f.jsonOut, stdout, stderr)
 }
 
 // copyOptions turns the flags into the master's options. It reads cluster
@@ -181,11 +189,20 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	return o, nil
 }
 
+// parseMemory reads the --memory size: at least 32MiB.
+func parseMemory(s string) (int64, error) {
+	n, err := units.ParseBytes(s)
+	if err != nil || n < 32<<20 {
+		return 0, fmt.Errorf("--memory %q: want a size of at least 32MiB, e.g. 512MiB", s)
+	}
+	return int64(n), nil
+}
+
 // runCopy runs the copy with progress on stderr (a bar on a terminal, log
 // lines otherwise) and prints the report on stdout. On a terminal only
 // warnings are logged, so as not to break the bar, unless -v asks for debug
 // detail.
-func runCopy(ctx context.Context, opts master.Options, lf logFlags, jsonOut bool, stdout, stderr io.Writer) error {
+func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, jsonOut bool, stdout, stderr io.Writer) error {
 	terminal := isTerminal(stderr)
 	level := slog.LevelInfo
 	if terminal {
@@ -196,7 +213,7 @@ func runCopy(ctx context.Context, opts master.Options, lf logFlags, jsonOut bool
 		return err
 	}
 	opts.Out = stdout
-	lo := local.Options{Options: opts}
+	lo := local.Options{Options: opts, Memory: mem}
 	if !opts.DryRun {
 		if terminal {
 			lo.Progress = &progress.Terminal{W: stderr}

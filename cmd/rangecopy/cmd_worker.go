@@ -22,6 +22,7 @@ type workerFlags struct {
 	id       string
 	capacity int
 	metrics  metricsFlags
+	memory   string
 }
 
 func newWorkerCommand() *cobra.Command {
@@ -51,6 +52,7 @@ bandwidth, the ZooKeeper session) on /metrics.`,
 	fs.StringVar(&f.id, "id", "", "this worker's id, unique among live workers (default worker-<host>-<pid>)")
 	fs.IntVar(&f.capacity, "capacity", 4, "tasks run at once")
 	f.metrics.add(fs)
+	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the worker's buffers, shared by its tasks (read-ahead shrinks as input files multiply); the Go heap's soft limit is this plus 64MiB unless GOMEMLIMIT is set")
 	f.log.add(fs)
 	f.log.complete(c)
 	return c
@@ -61,6 +63,11 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	if f.capacity < 1 || f.capacity > 256 {
 		return usageErrorf("--capacity %d: want 1 to 256", f.capacity)
 	}
+	mem, err := parseMemory(f.memory)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	setHeapLimit(mem, os.Getenv("GOMEMLIMIT"))
 	log, err := f.log.logger(stderr, slog.LevelInfo)
 	if err != nil {
 		return err
@@ -74,7 +81,7 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	}
 	defer reg.Close()
 	host, _ := os.Hostname()
-	cfg := worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity,
+	cfg := worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity, Memory: mem,
 		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log}
 	if f.metrics.addr != "" {
 		preg := prometheus.NewRegistry()
