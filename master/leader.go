@@ -148,8 +148,14 @@ func (ld *leader) closeAll() {
 
 // serve looks at every job every Poll until ctx ends.
 func (ld *leader) serve(ctx context.Context) {
-	t := time.NewTicker(ld.cfg.Poll)
-	defer t.Stop()
+	// A change in any job (submitted, paused, a task finished) wakes the leader at once; the
+	// poll covers what no watch tells (a claim gone with its session, a backoff ending).
+	pace := &registry.Pacer{Period: ld.cfg.Poll, MinGap: minLook}
+	if ch, err := ld.cfg.Registry.WatchAllJobs(ctx); err == nil {
+		pace.Changes = ch
+	} else if ctx.Err() == nil {
+		ld.log.Warn("cannot watch the jobs; looking every poll only", "err", err)
+	}
 	for ctx.Err() == nil {
 		ids, err := ld.cfg.Registry.Jobs(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -174,12 +180,13 @@ func (ld *leader) serve(ctx context.Context) {
 				ld.cfg.Metrics.ForgetJob(id)
 			}
 		}
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
+		pace.Wait(ctx)
 	}
 }
+
+// minLook is the shortest time between two looks at every job: changes of a busy job come
+// with every claim and result, and are taken together.
+const minLook = 200 * time.Millisecond
 
 // forget drops what the leader keeps of a job.
 func (ld *leader) forget(id string) {

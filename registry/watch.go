@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -165,4 +166,181 @@ func (r *Registry) watch(ctx context.Context, what string, arms []armFunc) (<-ch
 		}
 	}()
 	return out, nil
+}
+
+// WatchAllJobs returns a channel that receives a value whenever a job is registered or
+// removed, changes state or message, or has tasks added, claimed, released, finished or reset
+// (coalesced: one value may stand for many). It sets two watches a job (its node and its
+// events node), not one a bucket as WatchJob does, so a master or worker may hold it over
+// every job; a claim that vanishes with its session is not told, so a receiver also looks at
+// a period of its own. The channel is closed when ctx ends or the registry closes.
+func (r *Registry) WatchAllJobs(ctx context.Context) (<-chan struct{}, error) {
+	if err := r.alive(ctx); err != nil {
+		return nil, err
+	}
+	out := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case out <- struct{}{}:
+		default:
+		}
+	}
+	go func() {
+		defer close(out)
+		subs := map[string]context.CancelFunc{}
+		defer func() {
+			for _, cancel := range subs {
+				cancel()
+			}
+		}()
+		for ctx.Err() == nil && !isClosed(r.closed) {
+			var ids []string
+			var ch <-chan zk.Event
+			err := r.alive(ctx)
+			if err == nil {
+				ids, _, ch, err = r.conn.ChildrenW(r.p.jobsDir())
+			}
+			if err != nil {
+				if errors.Is(err, zk.ErrNoNode) {
+					// No job was ever registered: wait for the folder.
+					var ok bool
+					ok, _, ch, err = r.conn.ExistsW(r.p.jobsDir())
+					if err == nil && ok {
+						continue
+					}
+				}
+				if err != nil {
+					if r.pause(ctx, retryPause) != nil {
+						return
+					}
+					notify()
+					continue
+				}
+			}
+			live := make(map[string]bool, len(ids))
+			changed := false
+			for _, id := range ids {
+				live[id] = true
+				if _, ok := subs[id]; !ok {
+					jctx, cancel := context.WithCancel(ctx)
+					subs[id] = cancel
+					go r.forwardJob(jctx, id, notify)
+					changed = true
+				}
+			}
+			for id, cancel := range subs {
+				if !live[id] {
+					cancel()
+					delete(subs, id)
+					changed = true
+				}
+			}
+			if changed {
+				// Jobs came or went between two listings (or before the first): say so.
+				notify()
+			}
+			select {
+			case <-ch:
+				notify()
+			case <-ctx.Done():
+				return
+			case <-r.closed:
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// forwardJob calls notify whenever a job's node or events node changes, until ctx ends or
+// the job is gone. Only a watch that fired is set again (an unfired one stays registered
+// with the client; setting it again would pile channels up on the path).
+func (r *Registry) forwardJob(ctx context.Context, job string, notify func()) {
+	var jobCh, evCh <-chan zk.Event
+	for ctx.Err() == nil && !isClosed(r.closed) {
+		if r.alive(ctx) != nil {
+			if r.pause(ctx, retryPause) != nil {
+				return
+			}
+			continue
+		}
+		var err error
+		if jobCh == nil {
+			var ok bool
+			ok, _, jobCh, err = r.conn.ExistsW(r.p.job(job))
+			if err == nil && !ok {
+				return
+			}
+		}
+		if err == nil && evCh == nil {
+			_, _, evCh, err = r.conn.ExistsW(r.p.events(job))
+		}
+		if err != nil {
+			jobCh, evCh = nil, nil // a failed call: the session may have changed; set both again
+			if r.pause(ctx, retryPause) != nil {
+				return
+			}
+			notify()
+			continue
+		}
+		select {
+		case <-jobCh:
+			jobCh = nil
+		case <-evCh:
+			evCh = nil
+		case <-ctx.Done():
+			return
+		case <-r.closed:
+			return
+		}
+		notify()
+	}
+}
+
+// Pacer paces a loop that looks at every job: it waits for its period, or for a change told
+// by WatchAllJobs, but never looks again sooner than MinGap after the last look (a busy job
+// would wake it with every claim). A nil Changes waits for the period only.
+type Pacer struct {
+	// Changes is a WatchAllJobs channel, or nil.
+	Changes <-chan struct{}
+	// Period is the longest wait; MinGap the shortest time between two looks.
+	Period, MinGap time.Duration
+
+	last  time.Time
+	timer *time.Timer
+}
+
+// Wait returns when the loop should look again: true for a change, false for the period.
+// It returns false at once when ctx has ended.
+func (p *Pacer) Wait(ctx context.Context) bool {
+	defer func() { p.last = time.Now() }()
+	if p.timer == nil {
+		p.timer = time.NewTimer(p.Period)
+	} else {
+		p.timer.Reset(p.Period - min(p.Period, time.Since(p.last)))
+	}
+	changed := false
+	select {
+	case <-ctx.Done():
+		return false
+	case <-p.timer.C:
+	case _, ok := <-p.Changes:
+		if !ok {
+			p.Changes = nil // the watch ended: the period alone from now on
+		}
+		changed = ok
+		if !p.timer.Stop() {
+			<-p.timer.C
+		}
+		if gap := p.MinGap - time.Since(p.last); gap > 0 {
+			t := time.NewTimer(gap)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return false
+			case <-t.C:
+			}
+		}
+	}
+	return changed
 }

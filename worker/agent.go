@@ -122,8 +122,14 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 			a.slot(ctx, i)
 		}()
 	}
-	tick := time.NewTicker(cfg.Refresh)
-	defer tick.Stop()
+	// A change in any job (one starting to run, tasks reset) wakes the worker at once; the
+	// refresh period covers the rest (bandwidth overrides, the live workers' capacity).
+	pace := &registry.Pacer{Period: cfg.Refresh, MinGap: 200 * time.Millisecond}
+	if ch, err := cfg.Registry.WatchAllJobs(ctx); err == nil {
+		pace.Changes = ch
+	} else if ctx.Err() == nil {
+		a.log.Warn("cannot watch the jobs; looking every refresh only", "err", err)
+	}
 	for ctx.Err() == nil {
 		if err := a.refresh(ctx); err != nil && ctx.Err() == nil {
 			if registry.Classify(err) == registry.ActionGiveUp {
@@ -132,9 +138,8 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 				a.log.Warn("looking at jobs failed; trying again", "err", err)
 			}
 		}
-		select {
-		case <-ctx.Done():
-		case <-tick.C:
+		if pace.Wait(ctx) {
+			a.wakeSlots() // tasks may have become claimable
 		}
 	}
 	slots.Wait()
