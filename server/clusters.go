@@ -162,7 +162,7 @@ func (a *api) registerClusters() {
 	put := op("put-cluster", http.MethodPut, "/clusters/{name}", "Change a registered cluster", catalog.RoleAdmin, "clusters")
 	put.Errors = append(put.Errors, http.StatusBadRequest, http.StatusNotFound)
 	huma.Register(a.h, put, func(ctx context.Context, in *struct {
-		clusterNameIn
+		Name string `path:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name"`
 		Body ClusterInput
 	}) (*clusterOutput, error) {
 		cfg, err := configOf(in.Name, in.Body)

@@ -71,6 +71,9 @@ type JobOut struct {
 	Report      *job.Report    `json:"report,omitempty" doc:"the master's latest report: progress while it runs, the final report once it ended"`
 }
 
+// jobIDIn is the input of the operations that take only a job id. Inputs with more repeat
+// its field rather than embed it: huma reads no parameters from an embedded unexported
+// struct.
 type jobIDIn struct {
 	ID string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
 }
@@ -252,7 +255,7 @@ type submitOutput struct {
 }
 
 type patchJobIn struct {
-	jobIDIn
+	ID   string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
 	Body struct {
 		Bandwidth string `json:"bandwidth" maxLength:"64" doc:"new job-wide read cap, e.g. 200MB/s; \"0\" or \"none\" removes the cap" example:"200MB/s"`
 	}

@@ -25,7 +25,7 @@ type TaskOut struct {
 }
 
 type listTasksIn struct {
-	jobIDIn
+	ID     string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
 	State  string `query:"state" enum:"pending,running,done,failed" doc:"keep tasks in this state"`
 	Cursor string `query:"cursor" maxLength:"256" doc:"the next of the page before (a task id)"`
 	Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
