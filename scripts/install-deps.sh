@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what rangecopy's build and tests need and is missing: JDK 17 and Maven (for the
-# test harness), protoc (protobuf-compiler) and protoc-gen-go (for hbase/'s wire code); then
+# test harness), protoc (protobuf-compiler) and protoc-gen-go (for hbase/'s wire code),
+# Python 3 with venv and curl (scripts/schemathesis.sh installs schemathesis itself); then
 # fetches the Go modules and the harness's Maven dependencies. Go itself (1.25 or newer) must
 # be installed already. Uses apt-get when run as root on Debian or Ubuntu.
 set -euo pipefail
@@ -14,6 +15,8 @@ missing=()
 command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[7-9]|2[0-9])' || missing+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || missing+=(maven)
 command -v protoc >/dev/null || missing+=(protobuf-compiler)
+command -v python3 >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3 python3-venv)
+command -v curl >/dev/null || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     say "installing ${missing[*]}"

@@ -2,8 +2,9 @@
 # The README's test command (make test runs it after make deps): starts the two mini
 # clusters and the catalog's throwaway MariaDB and PostgreSQL servers
 # (scripts/databases.sh), runs go vet and every test with the race detector against them,
-# and stops the clusters and the databases even when something fails. What was already
-# running is used as it is and left running.
+# then schemathesis on rangecopy server's API (scripts/schemathesis.sh), and stops the
+# clusters and the databases even when something fails. What was already running is used
+# as it is and left running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,3 +43,6 @@ go test -count=1 -run 'Allocs$' $(go list ./... | grep -v /cmd/)
 # Each package is bounded well inside CI's limit: a stuck test prints every
 # goroutine's stack (go test's timeout panic) within minutes.
 go test -race -count=1 -timeout 15m ./...
+# rangecopy server's REST API against its OpenAPI document (installs schemathesis in a
+# cache folder on first use); a failure fails the run.
+bash scripts/schemathesis.sh

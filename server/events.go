@@ -24,7 +24,7 @@ type StateEvent struct {
 const eventPoll = time.Second
 
 type eventsIn struct {
-	ID string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
+	ID string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
 }
 
 func (a *api) registerEvents() {

@@ -61,6 +61,9 @@ func rateText(bps float64) string {
 
 // setBandwidth changes the job-wide read cap of a job that has not ended; 0 removes it.
 func (s *Server) setBandwidth(ctx context.Context, id string, bps float64) error {
+	if err := knownJobID(id); err != nil {
+		return err
+	}
 	j, err := s.reg.Job(ctx, id)
 	if errors.Is(err, registry.ErrNotFound) {
 		return huma.Error404NotFound("job " + id + ": no such job in the registry")

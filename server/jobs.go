@@ -71,12 +71,24 @@ type JobOut struct {
 	Report      *job.Report    `json:"report,omitempty" doc:"the master's latest report: progress while it runs, the final report once it ended"`
 }
 
+// jobIDIn is the input of the operations that take only a job id. Inputs with more repeat
+// its field rather than embed it: huma reads no parameters from an embedded unexported
+// struct.
 type jobIDIn struct {
-	ID string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
+	ID string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
 }
 
 type jobOutput struct {
 	Body JobOut
+}
+
+// knownJobID is a 404 for an id the registry cannot hold (such as one with "-n_"), which so
+// names no job, rather than the registry's refusal surfacing as a server error.
+func knownJobID(id string) error {
+	if registry.ValidateJobID(id) != nil {
+		return huma.Error404NotFound("job " + id + ": no such job")
+	}
+	return nil
 }
 
 // submission is what the catalog keeps as a job's spec.
@@ -204,6 +216,9 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 
 // jobView reads one job from the catalog and the registry; 404 when neither knows it.
 func (a *api) jobView(ctx context.Context, id string) (JobOut, error) {
+	if err := knownJobID(id); err != nil {
+		return JobOut{}, err
+	}
 	var row *catalog.Job
 	j, err := a.s.cat.GetJob(ctx, id)
 	switch {
@@ -252,7 +267,7 @@ type submitOutput struct {
 }
 
 type patchJobIn struct {
-	ID   string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
+	ID   string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
 	Body struct {
 		Bandwidth string `json:"bandwidth" maxLength:"64" doc:"new job-wide read cap, e.g. 200MB/s; \"0\" or \"none\" removes the cap" example:"200MB/s"`
 	}
@@ -318,6 +333,9 @@ func (a *api) registerJobs() {
 		o := op(string(act)+"-job", http.MethodPost, "/jobs/{id}/"+string(act), controlSummary(act), catalog.RoleOperator, "jobs")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *jobIDIn) (*jobOutput, error) {
+			if err := knownJobID(in.ID); err != nil {
+				return nil, err
+			}
 			if _, err := master.Control(ctx, a.s.reg, in.ID, act); err != nil {
 				if errors.Is(err, registry.ErrNotFound) {
 					return nil, huma.Error404NotFound("job " + in.ID + ": no such job in the registry")

@@ -25,7 +25,7 @@ type TaskOut struct {
 }
 
 type listTasksIn struct {
-	ID     string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
+	ID     string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
 	State  string `query:"state" enum:"pending,running,done,failed" doc:"keep tasks in this state"`
 	Cursor string `query:"cursor" maxLength:"256" doc:"the next of the page before (a task id)"`
 	Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
@@ -80,6 +80,9 @@ func pageAfter(sorted []string, cursor string, limit int, keep func(string) bool
 
 func (a *api) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOutput, error) {
 	reg := a.s.reg
+	if err := knownJobID(in.ID); err != nil {
+		return nil, err
+	}
 	if _, err := reg.Job(ctx, in.ID); err != nil {
 		if errors.Is(err, registry.ErrNotFound) {
 			if _, cerr := a.s.cat.GetJob(ctx, in.ID); cerr == nil {
