@@ -3,13 +3,24 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build docs deps testenv-build testenv-up testenv-down testenv-status demo test bench vet fmt proto clean
+.PHONY: all build image-files image docs deps testenv-build testenv-up testenv-down testenv-status demo test bench vet fmt proto clean
 
 all: build
 
 ## build: the rangecopy binary in bin/
 build:
 	go build -ldflags "$(GO_LDFLAGS)" -o bin/rangecopy ./cmd/rangecopy
+
+## image-files: the static linux/amd64 binary and the host's CA certificates in bin/image/, for
+## docker build --target prebuilt -f deploy/Dockerfile . (which then pulls nothing)
+image-files:
+	mkdir -p bin/image
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w $(GO_LDFLAGS)" -o bin/image/rangecopy ./cmd/rangecopy
+	cp /etc/ssl/certs/ca-certificates.crt bin/image/ca-certificates.crt
+
+## image: the container image rangecopy:$(VERSION) from the prebuilt binary (see deploy/Dockerfile)
+image: image-files
+	docker build -f deploy/Dockerfile --target prebuilt -t rangecopy:$(VERSION) .
 
 ## docs: regenerate the markdown reference of every command in docs/cli (a test checks it is current)
 docs:
