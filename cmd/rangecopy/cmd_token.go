@@ -51,12 +51,18 @@ func newTokenCommand() *cobra.Command {
 		Long: `Manages the bearer tokens of rangecopy server's API directly in its catalog
 (the server need not run). Roles: viewer (read), operator (also submit, pause,
 resume, cancel), admin (also clusters and tokens). A secret is shown once, when
-it is created; the catalog keeps its SHA-256.`,
+it is created; the catalog keeps its SHA-256. --catalog and --data-dir may also
+be set as $RANGECOPY_CATALOG and $RANGECOPY_DATA_DIR, as for rangecopy server.`,
 		Example: `  rangecopy token create --name ci --role operator
   rangecopy token list --catalog postgres://rc:secret@db1/rangecopy
   rangecopy token revoke tok_3f0c2a9d1b7e4c55`,
 		Args: cobra.ArbitraryArgs,
 		RunE: needSubcommand("token action"),
+		// --catalog and --data-dir may come from $RANGECOPY_CATALOG and $RANGECOPY_DATA_DIR,
+		// as rangecopy server takes them.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			return applySettings(c.Flags(), "")
+		},
 	}
 	f.add(c.PersistentFlags())
 	var name, role string
