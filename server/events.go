@@ -23,8 +23,10 @@ type StateEvent struct {
 // eventPoll is how often an event stream looks at its job.
 const eventPoll = time.Second
 
+// eventsIn names the job; its path parameter is declared here, not embedded: huma's SSE
+// registration left an embedded jobIDIn's id empty.
 type eventsIn struct {
-	jobIDIn
+	ID string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
 }
 
 func (a *api) registerEvents() {

@@ -251,8 +251,9 @@ type submitOutput struct {
 	Body   JobOut
 }
 
+// patchJobIn declares its path parameter itself: huma left an embedded jobIDIn's id empty.
 type patchJobIn struct {
-	jobIDIn
+	ID   string `path:"id" minLength:"1" maxLength:"191" doc:"the job's id"`
 	Body struct {
 		Bandwidth string `json:"bandwidth" maxLength:"64" doc:"new job-wide read cap, e.g. 200MB/s; \"0\" or \"none\" removes the cap" example:"200MB/s"`
 	}
