@@ -177,7 +177,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, query url.
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: encode the body: %w", method, path, err)
+			return nil, fmt.Errorf("%s %s: encode the body: %w", method, server.APIPrefix+path, err)
 		}
 		r = bytes.NewReader(b)
 	}
@@ -202,6 +202,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := c.newRequest(ctx, method, path, query, body)
+	path = server.APIPrefix + path // as errors name it
 	if err != nil {
 		return 0, err
 	}

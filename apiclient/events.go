@@ -30,11 +30,11 @@ type EventStream struct {
 // Events opens the event stream of a job. The stream is bounded only by ctx: the server
 // ends it after the job ends.
 func (c *Client) Events(ctx context.Context, id string) (*EventStream, error) {
-	path := jobPath(id, "/events")
-	req, err := c.newRequest(ctx, http.MethodGet, path, nil, nil)
+	req, err := c.newRequest(ctx, http.MethodGet, jobPath(id, "/events"), nil, nil)
 	if err != nil {
 		return nil, err
 	}
+	path := server.APIPrefix + jobPath(id, "/events")
 	req.Header.Set("Accept", "text/event-stream, application/problem+json")
 	req.Header.Set("Cache-Control", "no-cache")
 	resp, err := c.hc.Do(req)

@@ -76,7 +76,7 @@ func (c *Client) followOnce(ctx context.Context, id string, fn func(Event)) (fin
 			return false, err
 		}
 		if ev.State != nil && ev.State.State == "unknown" && ev.State.Final {
-			return false, &Error{Method: "GET", Path: jobPath(id, "/events"), Status: 404,
+			return false, &Error{Method: "GET", Path: server.APIPrefix + jobPath(id, "/events"), Status: 404,
 				Title: "Not Found", Detail: "job " + id + ": " + ev.State.Message}
 		}
 		if fn != nil {
