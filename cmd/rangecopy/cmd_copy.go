@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"rangecopy/job"
 	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
+	"rangecopy/server"
 )
 
 // copyFlags are the command line of rangecopy copy, as typed.
@@ -39,6 +41,10 @@ type copyFlags struct {
 	user                              userFlag
 	log                               logFlags
 	cpuProfile                        string
+	api                               apiFlags
+	wait                              bool
+	idempotencyKey                    string
+	flags                             *pflag.FlagSet // to tell flags given from defaults
 }
 
 func newCopyCommand() *cobra.Command {
@@ -57,6 +63,14 @@ With --detach the job is checked, registered in ZooKeeper for the running
 "rangecopy master" and "rangecopy worker" processes, and its id printed; follow
 it with "rangecopy job status <id>".
 
+With --server (or $RANGECOPY_SERVER) the job is submitted to a rangecopy
+server's REST API instead, and --source and --target are the NAMES of clusters
+registered there (GET /api/v1/clusters); the token comes from --token-file or
+$RANGECOPY_TOKEN. It prints the job's id and exits, as --detach does; with
+--wait it follows the job to its end with a progress bar and prints the
+report. Flags of a local run (--workers, --dry-run, --resume, --zk, --work-dir,
+--user, --source-hdfs, --target-hdfs, --cpuprofile) do not go with --server.
+
 A cluster is a folder holding its hbase-site.xml (and core-site.xml,
 hdfs-site.xml), or a ZooKeeper cluster key (zk1,zk2:2181:/hbase) together with
 --source-hdfs/--target-hdfs. Row keys take the HBase shell's \xNN escapes;
@@ -68,9 +82,13 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
       --start-time 1700000000000 --end-time 1700086400000 \
       --workers 8 --bandwidth 200MB/s --create-table
 
-  rangecopy copy --detach --zk zk1,zk2,zk3:2181 --source ... --target ... --table ns:events`,
+  rangecopy copy --detach --zk zk1,zk2,zk3:2181 --source ... --target ... --table ns:events
+
+  rangecopy copy --server https://rc1:8080 --token-file ~/.rangecopy-token \
+      --source dc1 --target dc2 --table ns:events --bandwidth 200MB/s --wait`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			f.flags = c.Flags()
 			return runCopyCommand(c.Context(), f, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -100,6 +118,9 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	f.user.add(fs, "HBase effective user and HDFS user")
 	f.log.add(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file, for performance work")
+	f.api.add(fs)
+	fs.BoolVar(&f.wait, "wait", false, "with --server: follow the job to its end with a progress bar and print its report (exit 1 unless done)")
+	fs.StringVar(&f.idempotencyKey, "idempotency-key", "", "with --server: the submission's Idempotency-Key, to submit again safely (default a random one)")
 	f.log.complete(c)
 	_ = c.MarkFlagFilename("cpuprofile")
 	return c
@@ -109,6 +130,18 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) error {
 	if err := f.log.check(); err != nil {
 		return err
+	}
+	if f.flags != nil {
+		remote, err := useServer(f.flags, f.api)
+		if err != nil {
+			return err
+		}
+		if remote {
+			return runRemoteCopy(ctx, f, stdout, stderr)
+		}
+		if err := noServerFlags(f.flags, "wait", "idempotency-key"); err != nil {
+			return err
+		}
 	}
 	opts, err := copyOptions(f)
 	if err != nil {
@@ -204,6 +237,93 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	o.WorkRoot = f.workDir
 	o.User = f.user.get()
 	return o, nil
+}
+
+// submissionOf turns the flags into a job submission for a server: --source and --target
+// name registered clusters.
+func submissionOf(f copyFlags) (server.JobSubmission, error) {
+	if err := onlyWithoutServer(f.flags, "the server runs the job with its own workers and settings",
+		"workers", "dry-run", "resume", "detach", "zk-root", "work-dir", "user", "source-hdfs", "target-hdfs", "cpuprofile"); err != nil {
+		return server.JobSubmission{}, err
+	}
+	if f.source.spec == "" || f.target.spec == "" {
+		return server.JobSubmission{}, usageErrorf("--source and --target are required: names of clusters registered with the server")
+	}
+	if f.table == "" {
+		return server.JobSubmission{}, usageErrorf("--table is required")
+	}
+	req := job.Request{Table: f.table, TargetTable: f.targetTable, StartRow: f.startRow, StopRow: f.stopRow,
+		Bandwidth: f.bandwidth, TaskSize: f.taskSize, Retries: f.retries,
+		CreateTable: f.createTable, KeepSnapshot: f.keepSnapshot}
+	var err error
+	if req.StartTime, err = parseMillis("--start-time", f.startTime); err != nil {
+		return server.JobSubmission{}, err
+	}
+	if req.EndTime, err = parseMillis("--end-time", f.endTime); err != nil {
+		return server.JobSubmission{}, err
+	}
+	for _, fam := range strings.Split(f.families, ",") {
+		if fam = strings.TrimSpace(fam); fam != "" {
+			req.Families = append(req.Families, fam)
+		}
+	}
+	// The server checks it again; checking here names the flags.
+	if _, _, err := req.Resolve(); err != nil {
+		var msgs []string
+		for _, fe := range job.FieldErrors(err) {
+			msgs = append(msgs, fe.Flag()+": "+fe.Err.Error())
+		}
+		return server.JobSubmission{}, usageErrorf("%s", strings.Join(msgs, "; "))
+	}
+	return server.JobSubmission{Source: f.source.spec, Target: f.target.spec, Request: req}, nil
+}
+
+// runRemoteCopy submits the copy to a server and prints its id, or with --wait follows it
+// to the end and prints its report.
+func runRemoteCopy(ctx context.Context, f copyFlags, stdout, stderr io.Writer) error {
+	sub, err := submissionOf(f)
+	if err != nil {
+		return err
+	}
+	api, err := f.api.client()
+	if err != nil {
+		return err
+	}
+	key := f.idempotencyKey
+	if key == "" {
+		key = newIdempotencyKey()
+	}
+	j, created, err := api.SubmitJob(ctx, sub, key)
+	if err != nil {
+		return err
+	}
+	if !created {
+		fmt.Fprintf(stderr, "rangecopy: the server holds this copy already: job %s (%s)\n", j.ID, j.State)
+	}
+	if !f.wait {
+		if f.jsonOut {
+			return writeJobJSON(stdout, j)
+		}
+		_, err = fmt.Fprintln(stdout, j.ID)
+		return err
+	}
+	fmt.Fprintf(stderr, "rangecopy: job %s submitted to %s\n", j.ID, api.URL())
+	end, err := followJob(ctx, api, j.ID, 0, stderr)
+	if end.ID != "" {
+		var werr error
+		switch {
+		case f.jsonOut:
+			werr = writeJobJSON(stdout, end)
+		case end.Report != nil:
+			werr = progress.WriteText(stdout, *end.Report)
+		default:
+			werr = writeJobText(stdout, end)
+		}
+		if err == nil {
+			err = werr
+		}
+	}
+	return err
 }
 
 // parseMillis reads a time flag in milliseconds; empty is no bound (nil).

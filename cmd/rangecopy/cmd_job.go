@@ -105,13 +105,10 @@ and --zk do not go together. Flags may come before or after the job id.`,
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withJobs(c, f, func(ctx context.Context, reg *registry.Registry) error {
-				if err := noServerFlags(c.Flags(), "state", "table", "cluster"); err != nil {
-					return err
-				}
 				return jobList(ctx, reg, jsonOut, c.OutOrStdout())
 			}, func(ctx context.Context, api *apiclient.Client) error {
 				return restJobList(ctx, api, filter, jsonOut, c.OutOrStdout())
-			})
+			}, "state", "table", "cluster")
 		},
 	}
 	list.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
@@ -237,9 +234,10 @@ func jobIDArg(c *cobra.Command, args []string) error {
 }
 
 // withJobs runs a job action over the REST API when the flags name a server (--server or
-// $RANGECOPY_SERVER), else over the registry.
+// $RANGECOPY_SERVER), else over the registry; the flags serverOnly name go only with a
+// server.
 func withJobs(c *cobra.Command, f jobFlags, zk func(context.Context, *registry.Registry) error,
-	rest func(context.Context, *apiclient.Client) error) error {
+	rest func(context.Context, *apiclient.Client) error, serverOnly ...string) error {
 	if err := f.log.check(); err != nil {
 		return err
 	}
@@ -248,7 +246,7 @@ func withJobs(c *cobra.Command, f jobFlags, zk func(context.Context, *registry.R
 		return err
 	}
 	if !remote {
-		if err := noServerFlags(c.Flags()); err != nil {
+		if err := noServerFlags(c.Flags(), serverOnly...); err != nil {
 			return err
 		}
 		return withRegistry(c, f, zk)
