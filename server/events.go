@@ -23,6 +23,8 @@ type StateEvent struct {
 // eventPoll is how often an event stream looks at its job.
 const eventPoll = time.Second
 
+// eventsIn names the job; its path parameter is declared here, not embedded: huma's SSE
+// registration left an embedded jobIDIn's id empty.
 type eventsIn struct {
 	ID string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
 }

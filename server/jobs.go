@@ -266,6 +266,7 @@ type submitOutput struct {
 	Body   JobOut
 }
 
+// patchJobIn declares its path parameter itself: huma left an embedded jobIDIn's id empty.
 type patchJobIn struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
 	Body struct {

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"rangecopy/job"
 	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
+	"rangecopy/server"
 	"rangecopy/units"
 )
 
@@ -36,6 +38,10 @@ type copyFlags struct {
 	user                              userFlag
 	log                               logFlags
 	cpuProfile                        string
+	api                               apiFlags
+	wait                              bool
+	idempotencyKey                    string
+	flags                             *pflag.FlagSet // to tell flags given from defaults
 }
 
 func newCopyCommand() *cobra.Command {
@@ -54,6 +60,14 @@ With --detach the job is checked, registered in ZooKeeper for the running
 "rangecopy master" and "rangecopy worker" processes, and its id printed; follow
 it with "rangecopy job status <id>".
 
+With --server (or $RANGECOPY_SERVER) the job is submitted to a rangecopy
+server's REST API instead, and --source and --target are the NAMES of clusters
+registered there (GET /api/v1/clusters); the token comes from --token-file or
+$RANGECOPY_TOKEN. It prints the job's id and exits, as --detach does; with
+--wait it follows the job to its end with a progress bar and prints the
+report. Flags of a local run (--workers, --dry-run, --resume, --zk, --work-dir,
+--user, --source-hdfs, --target-hdfs, --cpuprofile) do not go with --server.
+
 A cluster is a folder holding its hbase-site.xml (and core-site.xml,
 hdfs-site.xml), or a ZooKeeper cluster key (zk1,zk2:2181:/hbase) together with
 --source-hdfs/--target-hdfs. Row keys take the HBase shell's \xNN escapes;
@@ -65,9 +79,13 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
       --start-time 1700000000000 --end-time 1700086400000 \
       --workers 8 --bandwidth 200MB/s --create-table
 
-  rangecopy copy --detach --zk zk1,zk2,zk3:2181 --source ... --target ... --table ns:events`,
+  rangecopy copy --detach --zk zk1,zk2,zk3:2181 --source ... --target ... --table ns:events
+
+  rangecopy copy --server https://rc1:8080 --token-file ~/.rangecopy-token \
+      --source dc1 --target dc2 --table ns:events --bandwidth 200MB/s --wait`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			f.flags = c.Flags()
 			return runCopyCommand(c.Context(), f, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -92,6 +110,9 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	f.user.add(fs, "HBase effective user and HDFS user")
 	f.log.add(fs)
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file, for performance work")
+	f.api.add(fs)
+	fs.BoolVar(&f.wait, "wait", false, "with --server: follow the job to its end with a progress bar and print its report (exit 1 unless done)")
+	fs.StringVar(&f.idempotencyKey, "idempotency-key", "", "with --server: the submission's Idempotency-Key, to submit again safely (default a random one)")
 	f.log.complete(c)
 	_ = c.MarkFlagFilename("cpuprofile")
 	return c
@@ -101,6 +122,18 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) error {
 	if err := f.log.check(); err != nil {
 		return err
+	}
+	if f.flags != nil {
+		remote, err := useServer(f.flags, f.api)
+		if err != nil {
+			return err
+		}
+		if remote {
+			return runRemoteCopy(ctx, f, stdout, stderr)
+		}
+		if err := noServerFlags(f.flags, "wait", "idempotency-key"); err != nil {
+			return err
+		}
 	}
 	opts, err := copyOptions(f)
 	if err != nil {
@@ -196,6 +229,80 @@ func parseMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("--memory %q: want a size of at least 32MiB, e.g. 512MiB", s)
 	}
 	return int64(n), nil
+}
+
+// submissionOf turns the flags into a job submission for a server: --source and --target
+// name registered clusters.
+func submissionOf(f copyFlags) (server.JobSubmission, error) {
+	if err := onlyWithoutServer(f.flags, "the server runs the job with its own workers and settings",
+		"workers", "dry-run", "resume", "detach", "zk-root", "work-dir", "user", "source-hdfs", "target-hdfs", "cpuprofile"); err != nil {
+		return server.JobSubmission{}, err
+	}
+	if f.source.spec == "" || f.target.spec == "" {
+		return server.JobSubmission{}, usageErrorf("--source and --target are required: names of clusters registered with the server")
+	}
+	if f.rng.table == "" {
+		return server.JobSubmission{}, usageErrorf("--table is required")
+	}
+	req, err := f.rng.request()
+	if err != nil {
+		return server.JobSubmission{}, err
+	}
+	req.Bandwidth, req.TaskSize, req.Retries = f.bandwidth, f.taskSize, f.retries
+	req.CreateTable, req.KeepSnapshot = f.createTable, f.keepSnapshot
+	// The server checks it again; checking here names the flags.
+	if _, _, err := req.Resolve(); err != nil {
+		return server.JobSubmission{}, fieldUsage(err)
+	}
+	return server.JobSubmission{Source: f.source.spec, Target: f.target.spec, Request: req}, nil
+}
+
+// runRemoteCopy submits the copy to a server and prints its id, or with --wait follows it
+// to the end and prints its report.
+func runRemoteCopy(ctx context.Context, f copyFlags, stdout, stderr io.Writer) error {
+	sub, err := submissionOf(f)
+	if err != nil {
+		return err
+	}
+	api, err := f.api.client()
+	if err != nil {
+		return err
+	}
+	key := f.idempotencyKey
+	if key == "" {
+		key = newIdempotencyKey()
+	}
+	j, created, err := api.SubmitJob(ctx, sub, key)
+	if err != nil {
+		return err
+	}
+	if !created {
+		fmt.Fprintf(stderr, "rangecopy: the server holds this copy already: job %s (%s)\n", j.ID, j.State)
+	}
+	if !f.wait {
+		if f.jsonOut {
+			return writeJobJSON(stdout, j)
+		}
+		_, err = fmt.Fprintln(stdout, j.ID)
+		return err
+	}
+	fmt.Fprintf(stderr, "rangecopy: job %s submitted to %s\n", j.ID, api.URL())
+	end, err := followJob(ctx, api, j.ID, 0, stderr)
+	if end.ID != "" {
+		var werr error
+		switch {
+		case f.jsonOut:
+			werr = writeJobJSON(stdout, end)
+		case end.Report != nil:
+			werr = progress.WriteText(stdout, *end.Report)
+		default:
+			werr = writeJobText(stdout, end)
+		}
+		if err == nil {
+			err = werr
+		}
+	}
+	return err
 }
 
 // runCopy runs the copy with progress on stderr (a bar on a terminal, log

@@ -11,6 +11,7 @@ import (
 // wrong, before they reach any server.
 func TestDistributedCommandsBadInput(t *testing.T) {
 	t.Setenv("RANGECOPY_ZK", "")
+	t.Setenv("RANGECOPY_SERVER", "")
 	src, tgt := confDir(t, "zk1", "hdfs://nn:8020/hbase"), confDir(t, "zk2", "hdfs://nn2:8020/hbase")
 	for _, tc := range []struct {
 		args []string
@@ -42,6 +43,14 @@ func TestDistributedCommandsBadInput(t *testing.T) {
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--log-format", "xml"}, `--log-format "xml": want text or json`},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--workers", "many"}, `invalid argument "many" for "--workers" flag`},
 		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "stray"}, `unexpected argument "stray": copy takes no arguments`},
+		{[]string{"copy", "--server", "http://h:1", "--zk", "h:1", "--source", "a", "--target", "b", "--table", "t"}, "--server and --zk do not go together"},
+		{[]string{"copy", "--server", "http://h:1", "--source", "a", "--target", "b", "--table", "t", "--workers", "2"}, "--workers does not go with --server"},
+		{[]string{"copy", "--server", "http://h:1", "--source", "a", "--target", "b", "--table", "t", "--bandwidth", "fast"}, "--bandwidth"},
+		{[]string{"copy", "--server", "ftp://h", "--source", "a", "--target", "b", "--table", "t"}, "--server: server URL"},
+		{[]string{"copy", "--source", src, "--target", tgt, "--table", "t", "--wait"}, "--wait goes with --server"},
+		{[]string{"job", "list", "--zk", "h:1", "--state", "done"}, "--state goes with --server"},
+		{[]string{"job", "status", "j1", "--server", "http://h:1", "--zk-root", "/x"}, "--zk-root does not go with --server"},
+		{[]string{"job", "status", "j1", "--server", "http://h:1", "--token-file", "/nonexistent/token"}, "--token-file"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(t.Context(), tc.args, &out, &errb)

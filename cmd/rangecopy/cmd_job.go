@@ -11,11 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rangecopy/apiclient"
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/retry"
+	"rangecopy/server"
 	"rangecopy/units"
 )
 
@@ -45,6 +47,7 @@ type taskCounts struct {
 // jobFlags are the flags every job action takes.
 type jobFlags struct {
 	registry registryFlags
+	api      apiFlags
 	log      logFlags
 }
 
@@ -55,14 +58,22 @@ func newJobCommand() *cobra.Command {
 		Short: "status, list, cancel, pause, resume, wait for jobs in the registry or change their bandwidth",
 		Long: `Follows and controls jobs through the registry in ZooKeeper: jobs submitted
 with "rangecopy copy --detach", and those a "rangecopy copy" process runs.
-Flags may come before or after the job id.`,
+
+With --server (or $RANGECOPY_SERVER) they talk to a rangecopy server's REST
+API instead, as the holder of the bearer token in --token-file (or
+$RANGECOPY_TOKEN): the jobs are those of its catalog, "job list" can filter
+them, and "job status --json" prints the job as the API shows it. --server
+and --zk do not go together. Flags may come before or after the job id.`,
 		Example: `  rangecopy job status copy-ns.events-3f0c2a... --zk zk1,zk2,zk3:2181
   rangecopy job wait copy-ns.events-3f0c2a... --zk zk1,zk2,zk3:2181 --timeout 24h
-  RANGECOPY_ZK=zk1,zk2,zk3:2181 rangecopy job list`,
+  RANGECOPY_ZK=zk1,zk2,zk3:2181 rangecopy job list
+  rangecopy job wait copy-ns.events-3f0c2a... --server https://rc1:8080 --token-file ~/.rangecopy-token
+  RANGECOPY_SERVER=http://rc1:8080 RANGECOPY_TOKEN=... rangecopy job list --state running,paused`,
 		Args: cobra.ArbitraryArgs,
 		RunE: needSubcommand("job action"),
 	}
 	f.registry.add(c.PersistentFlags(), "")
+	f.api.add(c.PersistentFlags())
 	f.log.add(c.PersistentFlags())
 	f.log.complete(c)
 
@@ -72,23 +83,38 @@ Flags may come before or after the job id.`,
 		Short: "state, tasks by status and the report the master stored",
 		Args:  jobIDArg,
 		RunE: func(c *cobra.Command, args []string) error {
-			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+			return withJobs(c, f, func(ctx context.Context, reg *registry.Registry) error {
 				return jobStatusOf(ctx, reg, args[0], jsonOut, c.OutOrStdout())
+			}, func(ctx context.Context, api *apiclient.Client) error {
+				j, err := api.GetJob(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if jsonOut {
+					return writeJobJSON(c.OutOrStdout(), j)
+				}
+				return writeJobText(c.OutOrStdout(), j)
 			})
 		},
 	}
 	status.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	var filter apiclient.JobFilter
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "every job with its state",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+			return withJobs(c, f, func(ctx context.Context, reg *registry.Registry) error {
 				return jobList(ctx, reg, jsonOut, c.OutOrStdout())
-			})
+			}, func(ctx context.Context, api *apiclient.Client) error {
+				return restJobList(ctx, api, filter, jsonOut, c.OutOrStdout())
+			}, "state", "table", "cluster")
 		},
 	}
 	list.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	list.Flags().StringSliceVar(&filter.States, "state", nil, "with --server: only jobs in these states (pending, planning, running, paused, cancelling, done, failed, cancelled, lost)")
+	list.Flags().StringVar(&filter.Table, "table", "", "with --server: only jobs of this source table")
+	list.Flags().StringVar(&filter.Cluster, "cluster", "", "with --server: only jobs whose source or target is this registered cluster")
 	control := func(action, short, long string) *cobra.Command {
 		return &cobra.Command{
 			Use:   action + " <job-id>",
@@ -96,8 +122,10 @@ Flags may come before or after the job id.`,
 			Long:  long,
 			Args:  jobIDArg,
 			RunE: func(c *cobra.Command, args []string) error {
-				return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+				return withJobs(c, f, func(ctx context.Context, reg *registry.Registry) error {
 					return jobControl(ctx, reg, args[0], action, c.OutOrStdout())
+				}, func(ctx context.Context, api *apiclient.Client) error {
+					return restJobControl(ctx, api, args[0], action, c.OutOrStdout())
 				})
 			},
 		}
@@ -106,11 +134,19 @@ Flags may come before or after the job id.`,
 	wait := &cobra.Command{
 		Use:   "wait <job-id>",
 		Short: "wait until the job ends",
-		Long:  "Waits until the job ends: exit status 0 when it is done, 1 when it failed or was cancelled.",
-		Args:  jobIDArg,
+		Long: `Waits until the job ends: exit status 0 when it is done, 1 when it failed or was
+cancelled. With --server it follows the job's event stream, with a progress
+bar when stderr is a terminal (log lines otherwise).`,
+		Args: jobIDArg,
 		RunE: func(c *cobra.Command, args []string) error {
-			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+			return withJobs(c, f, func(ctx context.Context, reg *registry.Registry) error {
 				return jobWait(ctx, reg, args[0], timeout, c.OutOrStdout(), c.ErrOrStderr())
+			}, func(ctx context.Context, api *apiclient.Client) error {
+				if _, err := followJob(ctx, api, args[0], timeout, c.ErrOrStderr()); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(c.OutOrStdout(), "job %s: done\n", args[0])
+				return err
 			})
 		},
 	}
@@ -136,8 +172,15 @@ job of its own keeps the limit it started with.`,
 			if err != nil {
 				return usageErrorf("rate: %v", err)
 			}
-			return withRegistry(c, f, func(ctx context.Context, reg *registry.Registry) error {
+			return withJobs(c, f, func(ctx context.Context, reg *registry.Registry) error {
 				return jobBandwidth(ctx, reg, args[0], rate, c.OutOrStdout())
+			}, func(ctx context.Context, api *apiclient.Client) error {
+				j, err := api.SetBandwidth(ctx, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(c.OutOrStdout(), "job %s: bandwidth %s\n", j.ID, bandwidthText(j.Progress.BandwidthLimit))
+				return err
 			})
 		},
 	}
@@ -188,6 +231,73 @@ func jobIDArg(c *cobra.Command, args []string) error {
 		return usageErrorf("job id %q: %v", args[0], err)
 	}
 	return nil
+}
+
+// withJobs runs a job action over the REST API when the flags name a server (--server or
+// $RANGECOPY_SERVER), else over the registry; the flags serverOnly name go only with a
+// server.
+func withJobs(c *cobra.Command, f jobFlags, zk func(context.Context, *registry.Registry) error,
+	rest func(context.Context, *apiclient.Client) error, serverOnly ...string) error {
+	if err := f.log.check(); err != nil {
+		return err
+	}
+	remote, err := useServer(c.Flags(), f.api)
+	if err != nil {
+		return err
+	}
+	if !remote {
+		if err := noServerFlags(c.Flags(), serverOnly...); err != nil {
+			return err
+		}
+		return withRegistry(c, f, zk)
+	}
+	if err := onlyWithoutServer(c.Flags(), "the server reaches the registry itself", "zk-root"); err != nil {
+		return err
+	}
+	api, err := f.api.client()
+	if err != nil {
+		return err
+	}
+	return rest(c.Context(), api)
+}
+
+// restJobList prints every job the filter selects, page after page.
+func restJobList(ctx context.Context, api *apiclient.Client, f apiclient.JobFilter, jsonOut bool, w io.Writer) error {
+	jobs, err := api.AllJobs(ctx, f)
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		if jobs == nil {
+			jobs = []server.JobOut{}
+		}
+		return json.NewEncoder(w).Encode(jobs)
+	}
+	for _, j := range jobs {
+		if _, err := fmt.Fprintf(w, "%-60s %-10s %s\n", j.ID, j.State, j.Message); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restJobControl pauses, resumes or cancels a job over the API.
+func restJobControl(ctx context.Context, api *apiclient.Client, id, action string, w io.Writer) error {
+	var j server.JobOut
+	var err error
+	switch action {
+	case "pause":
+		j, err = api.PauseJob(ctx, id)
+	case "resume":
+		j, err = api.ResumeJob(ctx, id)
+	default:
+		j, err = api.CancelJob(ctx, id)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "job %s: %s\n", id, j.State)
+	return err
 }
 
 // withRegistry checks the flags, opens the registry and runs do with it.

@@ -32,7 +32,7 @@ type clusterFlags struct {
 
 func (c *clusterFlags) add(fs *pflag.FlagSet, side string) {
 	c.side = side
-	fs.StringVar(&c.spec, side, "", side+" cluster: folder of its site files, or ZooKeeper cluster key zk1,zk2:2181:/hbase (required)")
+	fs.StringVar(&c.spec, side, "", side+" cluster: folder of its site files, or ZooKeeper cluster key zk1,zk2:2181:/hbase; with --server, the name of a cluster registered there (required)")
 	fs.StringVar(&c.rootDir, side+"-hdfs", "", side+" hbase.rootdir, hdfs://namenode:port/path (needed with a cluster key)")
 	_ = cobra.MarkFlagDirname(fs, side)
 }
