@@ -90,6 +90,10 @@ final class MiniCluster {
     c.setInt("dfs.client.retry.window.base", 100);
     // Let the tools' MapReduce jobs run in this JVM.
     c.set("mapreduce.framework.name", "local");
+    // A region server a test aborts may leave threads behind that never end. HBase's abort
+    // monitor then exits the process after hbase.regionserver.abort.timeout (20 min): here
+    // that is this JVM, with both clusters and every other test's tables in it. Log instead.
+    c.set("hbase.regionserver.abort.timeout.task", LogAbortTimeout.class.getName());
     return c;
   }
 
