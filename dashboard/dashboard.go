@@ -190,6 +190,7 @@ func (d *Dashboard) operator(h http.HandlerFunc) http.Handler {
 			d.fail(w, r, http.StatusForbidden, fmt.Sprintf("Token %s has role %s; this needs operator.", s.who.Name, s.who.Role))
 			return
 		}
+		s.who.Addr = r.RemoteAddr
 		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
 	})
 }
@@ -199,7 +200,8 @@ type page struct {
 	Title    string
 	Active   string
 	Nav      []navItem
-	Session  *session
+	Who      *Principal // nil: not signed in
+	SignOut  bool       // signed in with a cookie (not --insecure-no-auth)
 	Operator bool
 	CSRF     string
 	Version  string
@@ -208,10 +210,11 @@ type page struct {
 
 // render writes a page with status.
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name, title string, body any) {
-	p := page{Title: title, Active: name, Nav: nav(), Session: sessionOf(r.Context()), Version: d.cfg.Version, Body: body}
-	if p.Session != nil {
-		p.Operator = p.Session.who.Role.MayOperate()
-		p.CSRF = p.Session.csrf
+	p := page{Title: title, Active: name, Nav: nav(), Version: d.cfg.Version, Body: body}
+	if s := sessionOf(r.Context()); s != nil {
+		p.Who, p.SignOut = &s.who, s.secret != ""
+		p.Operator = s.who.Role.MayOperate()
+		p.CSRF = s.csrf
 	}
 	var buf bytes.Buffer
 	if err := d.pages[name].ExecuteTemplate(&buf, "layout.html", p); err != nil {

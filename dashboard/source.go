@@ -43,6 +43,8 @@ type Principal struct {
 	// TokenID and Name are the token's id and name; Role its role.
 	TokenID, Name string
 	Role          Role
+	// Addr is the address the request came from, for the audit log.
+	Addr string
 }
 
 // Action is what an operator asks of a job.
