@@ -17,6 +17,7 @@ type memSource struct {
 	tasks   map[string][]Task
 	workers []Worker
 	acts    []string
+	pageAll bool // serve every job on one page, whatever the limit
 }
 
 func (m *memSource) Authenticate(_ context.Context, secret string) (Principal, error) {
@@ -38,7 +39,11 @@ func (m *memSource) Jobs(_ context.Context, f JobFilter) (JobPage, error) {
 	if f.Cursor != "" {
 		i = sort.Search(len(keep), func(k int) bool { return keep[k].ID > f.Cursor })
 	}
-	end := min(len(keep), i+f.Limit)
+	limit := f.Limit
+	if m.pageAll {
+		limit = len(keep)
+	}
+	end := min(len(keep), i+limit)
 	p := JobPage{Jobs: keep[i:end]}
 	if end < len(keep) {
 		p.Next = keep[end-1].ID
