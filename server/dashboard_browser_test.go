@@ -172,13 +172,20 @@ func (b *browser) accessible(page string) {
 	if !eval[bool](b, "typeof axe !== 'undefined'") {
 		eval[bool](b, b.axe+"\n;true")
 	}
-	raw := eval[string](b, `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}}).then(r => JSON.stringify(r.violations))`,
+	raw := eval[string](b, `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}}).then(r => JSON.stringify({violations: r.violations, passes: r.passes.length}))`,
 		chromedp.EvalAwaitPromise)
-	var vs []axeViolation
-	if err := json.Unmarshal([]byte(raw), &vs); err != nil {
+	var res struct {
+		Violations []axeViolation `json:"violations"`
+		Passes     int            `json:"passes"`
+	}
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
 		b.t.Fatalf("axe on %s: %v", page, err)
 	}
-	for _, v := range vs {
+	if res.Passes == 0 {
+		b.t.Fatalf("axe on %s checked nothing", page)
+	}
+	b.t.Logf("axe on %s: %d rules passed, %d violated", page, res.Passes, len(res.Violations))
+	for _, v := range res.Violations {
 		if v.Impact == "serious" || v.Impact == "critical" {
 			b.t.Errorf("axe on %s: %s (%s): %s, at %v", page, v.ID, v.Impact, v.Help, v.Nodes)
 		} else {
