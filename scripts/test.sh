@@ -35,6 +35,21 @@ else
 fi
 eval "$(bash scripts/databases.sh env)"
 
+# The dashboard's browser tests (server/dashboard_browser_test.go) drive Debian's chromium
+# and install axe-core with npm from server/testdata/axe; install what is missing.
+browser_missing=()
+command -v chromium >/dev/null || browser_missing+=(chromium)
+command -v npm >/dev/null || browser_missing+=(npm)
+if [ ${#browser_missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "test: installing ${browser_missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${browser_missing[@]}" >/dev/null
+  else
+    echo "test: missing ${browser_missing[*]}; install them (Debian/Ubuntu: sudo apt-get install ${browser_missing[*]})" >&2
+  fi
+fi
+
 go vet ./...
 # Allocation counts mean nothing under the race detector, so those tests skip
 # there; run them first without it.

@@ -71,9 +71,9 @@ func newAPI(s *Server) *api {
 	return a
 }
 
-// handler is the server's HTTP handler: the API, /metrics (a viewer's), and anything else a
-// problem+json 404.
-func (a *api) handler() http.Handler {
+// handler is the server's HTTP handler: the API under /api/ (an unknown path there a
+// problem+json 404), /metrics (a viewer's), and the web dashboard at every other path.
+func (a *api) handler(dash http.Handler) http.Handler {
 	metrics := promhttp.HandlerFor(a.s.promReg, promhttp.HandlerOpts{})
 	root := http.NewServeMux()
 	root.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +83,8 @@ func (a *api) handler() http.Handler {
 		}
 		metrics.ServeHTTP(w, r)
 	}))
-	root.Handle("/", a.s.metrics.instrument(a.mux))
+	root.Handle("/api/", a.s.metrics.instrument(a.mux))
+	root.Handle("/", a.s.metrics.instrument(dash))
 	return root
 }
 

@@ -282,27 +282,12 @@ func (a *api) registerJobs() {
 		for _, s := range in.State {
 			f.States = append(f.States, catalog.JobState(s))
 		}
-		page, err := a.s.cat.ListJobs(ctx, f)
+		jobs, next, err := a.listJobs(ctx, f)
 		if err != nil {
-			if errors.Is(err, catalog.ErrInvalid) {
-				return nil, huma.Error400BadRequest("cursor: not one this server gave out")
-			}
-			return nil, a.problem(err, "jobs")
+			return nil, err
 		}
 		out := &listJobsOutput{}
-		out.Body.Jobs = make([]JobOut, 0, len(page.Jobs))
-		now := time.Now()
-		for i := range page.Jobs {
-			row := &page.Jobs[i]
-			var l *live
-			if !row.State.Final() {
-				if l, err = a.readLive(ctx, row.ID); err != nil && !errors.Is(err, registry.ErrNotFound) {
-					return nil, a.problem(err, "job "+row.ID)
-				}
-			}
-			out.Body.Jobs = append(out.Body.Jobs, view(row, l, now))
-		}
-		out.Body.Next = page.Next
+		out.Body.Jobs, out.Body.Next = jobs, next
 		return out, nil
 	})
 
@@ -362,6 +347,31 @@ func (a *api) registerJobs() {
 	huma.Register(a.h, tasks, a.listTasks)
 
 	a.registerEvents()
+}
+
+// listJobs reads a page of jobs from the catalog, each with its live state from the
+// registry, and the cursor of the next page.
+func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, string, error) {
+	page, err := a.s.cat.ListJobs(ctx, f)
+	if err != nil {
+		if errors.Is(err, catalog.ErrInvalid) {
+			return nil, "", huma.Error400BadRequest("cursor: not one this server gave out")
+		}
+		return nil, "", a.problem(err, "jobs")
+	}
+	jobs := make([]JobOut, 0, len(page.Jobs))
+	now := time.Now()
+	for i := range page.Jobs {
+		row := &page.Jobs[i]
+		var l *live
+		if !row.State.Final() {
+			if l, err = a.readLive(ctx, row.ID); err != nil && !errors.Is(err, registry.ErrNotFound) {
+				return nil, "", a.problem(err, "job "+row.ID)
+			}
+		}
+		jobs = append(jobs, view(row, l, now))
+	}
+	return jobs, page.Next, nil
 }
 
 // controlSummary is the summary of an action's operation.

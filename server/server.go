@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"rangecopy/catalog"
+	"rangecopy/dashboard"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/worker"
@@ -25,6 +26,7 @@ type Server struct {
 	cat     *catalog.Catalog
 	reg     *registry.Registry
 	api     *api
+	dash    *dashboard.Dashboard
 	metrics *serverMetrics
 	promReg *prometheus.Registry
 	ln      net.Listener
@@ -57,12 +59,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.metrics = newServerMetrics(s.promReg, s)
 	s.api = newAPI(s)
+	if s.dash, err = newDashboard(s); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	if s.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: listen on %s: %w", cfg.Listen, err)
 	}
 	s.http = &http.Server{
-		Handler:           s.api.handler(),
+		Handler:           s.api.handler(s.dash),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          nil,
@@ -123,6 +129,11 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.dash.Run(ctx)
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

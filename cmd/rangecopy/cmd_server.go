@@ -50,8 +50,8 @@ func newServerCommand() *cobra.Command {
 		Use:   "server --zk <host:port,...>",
 		Short: "serve the REST API and the catalog, lead detached jobs, run embedded workers",
 		Long: `Runs rangecopy server: the REST API (` + server.APIPrefix + `, OpenAPI at
-` + server.APIPrefix + `/openapi.yaml), the catalog of clusters, jobs, tokens and the audit
-log, a candidate in the master election (the leader plans, retries and finishes
+` + server.APIPrefix + `/openapi.yaml), the web dashboard at / (sign in with a token
+secret), the catalog of clusters, jobs, tokens and the audit log, a candidate in the master election (the leader plans, retries and finishes
 detached jobs, as rangecopy master does) and, with --workers N, embedded
 workers. More rangecopy worker processes join through ZooKeeper.
 

@@ -1,0 +1,15 @@
+// Package dashboard is rangecopy server's web dashboard: server-rendered HTML pages of the
+// jobs, one job and the workers, for people with a browser.
+//
+// The pages are html/template templates embedded in the binary with their CSS and a little
+// JavaScript; nothing is loaded from elsewhere. Every page reads without JavaScript; with it,
+// times are shown in the viewer's time zone and running jobs update live from the
+// dashboard's own event stream (/live). What the pages show comes from a Source, which the
+// server implements over its catalog and registry, so this package links neither.
+//
+// Sign-in takes a token secret, the same tokens as the REST API, and keeps it in an
+// HttpOnly, SameSite=Strict cookie (Secure over TLS); the role of the token decides what a
+// page offers. Every action is a POST form carrying a CSRF token derived from the session
+// (csrf.go); a POST without a valid one, or from a role that may not act, is refused with
+// 403.
+package dashboard

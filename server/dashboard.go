@@ -1,0 +1,270 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"rangecopy/catalog"
+	"rangecopy/dashboard"
+	"rangecopy/master"
+	"rangecopy/registry"
+	"rangecopy/units"
+)
+
+// dashSource is the dashboard's view of the server: the same reads and actions as the API,
+// through the same code, in the dashboard's types.
+type dashSource struct{ a *api }
+
+var _ dashboard.Source = dashSource{}
+
+// newDashboard builds the web dashboard over the server.
+func newDashboard(s *Server) (*dashboard.Dashboard, error) {
+	return dashboard.New(dashboard.Config{Source: dashSource{s.api}, InsecureNoAuth: s.cfg.InsecureNoAuth,
+		Version: s.cfg.Version, Logger: s.cfg.Logger})
+}
+
+// dashErr turns an API answer into the dashboard's errors: 404 ErrNotFound, another 4xx a
+// UserError; what failed on our side passes as it is.
+func dashErr(err error) error {
+	var se huma.StatusError
+	if !errors.As(err, &se) {
+		return err
+	}
+	st := se.GetStatus()
+	msg := err.Error()
+	var em *huma.ErrorModel
+	if errors.As(err, &em) && em.Detail != "" {
+		msg = em.Detail
+	}
+	switch {
+	case st == http.StatusNotFound:
+		return fmt.Errorf("%s: %w", msg, dashboard.ErrNotFound)
+	case st >= 400 && st < 500:
+		return &dashboard.UserError{Status: st, Message: msg}
+	}
+	return errors.New(msg)
+}
+
+func (d dashSource) Authenticate(ctx context.Context, secret string) (dashboard.Principal, error) {
+	t, err := d.a.s.cat.Authenticate(ctx, secret)
+	if errors.Is(err, catalog.ErrUnauthenticated) {
+		return dashboard.Principal{}, fmt.Errorf("%w: %v", dashboard.ErrUnauthenticated, err)
+	}
+	if err != nil {
+		d.a.s.metrics.catalogErrors.Inc()
+		return dashboard.Principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	return dashboard.Principal{TokenID: t.ID, Name: t.Name, Role: dashboard.Role(t.Role)}, nil
+}
+
+func (d dashSource) Jobs(ctx context.Context, f dashboard.JobFilter) (dashboard.JobPage, error) {
+	cf := catalog.JobFilter{Cursor: f.Cursor, Limit: f.Limit}
+	for _, s := range f.States {
+		cf.States = append(cf.States, catalog.JobState(s))
+	}
+	jobs, next, err := d.a.listJobs(ctx, cf)
+	if err != nil {
+		return dashboard.JobPage{}, dashErr(err)
+	}
+	out := dashboard.JobPage{Jobs: make([]dashboard.Job, 0, len(jobs)), Next: next}
+	for _, j := range jobs {
+		out.Jobs = append(out.Jobs, dashJob(j))
+	}
+	return out, nil
+}
+
+func (d dashSource) Job(ctx context.Context, id string) (dashboard.Job, error) {
+	v, err := d.a.jobView(ctx, id)
+	if err != nil {
+		return dashboard.Job{}, dashErr(err)
+	}
+	return dashJob(v), nil
+}
+
+// dashJob is a job in the dashboard's terms.
+func dashJob(v JobOut) dashboard.Job {
+	p := v.Progress
+	j := dashboard.Job{ID: v.ID, State: v.State, Message: v.Message, Final: catalog.JobState(v.State).Final(),
+		Source: v.Source, Target: v.Target, Table: v.Table, TargetTable: v.TargetTable, SubmittedBy: v.SubmittedBy,
+		SubmittedAt: v.SubmittedAt, UpdatedAt: v.UpdatedAt, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
+		Fraction: p.Fraction, BytesPerSecond: p.BytesPerSecond, Elapsed: time.Duration(p.ElapsedMs) * time.Millisecond,
+		Tasks: dashboard.TaskCounts{Total: p.Tasks.Total, Pending: p.Tasks.Pending, Running: p.Tasks.Running,
+			Done: p.Tasks.Done, Failed: p.Tasks.Failed},
+		FilesLoaded: p.FilesLoaded, BytesLoaded: p.BytesLoaded, FilesPruned: p.FilesPruned, LoadRetries: p.LoadRetries,
+		PinRetries: p.PinRetries, BandwidthLimit: p.BandwidthLimit, LastError: v.LastError}
+	if p.EtaSeconds != nil {
+		j.ETA = time.Duration(*p.EtaSeconds * float64(time.Second))
+	}
+	if r := v.Request; r != nil {
+		add := func(name, value string) {
+			if value != "" {
+				j.Spec = append(j.Spec, dashboard.Field{Name: name, Value: value})
+			}
+		}
+		add("Start row", orDefault(r.StartRow, "(table start)"))
+		add("Stop row", orDefault(r.StopRow, "(table end)"))
+		add("Time from", msText(r.StartTime, "(no bound)"))
+		add("Time before", msText(r.EndTime, "(no bound)"))
+		fams := "(all)"
+		if len(r.Families) > 0 {
+			fams = fmt.Sprint(r.Families)
+		}
+		add("Families", fams)
+		add("Bandwidth asked", orDefault(r.Bandwidth, "(none)"))
+		add("Task size", orDefault(r.TaskSize, "(automatic)"))
+		add("Create table", strconv.FormatBool(r.CreateTable))
+		add("Keep snapshot", strconv.FormatBool(r.KeepSnapshot))
+		if r.Retries > 0 {
+			add("Retries", strconv.Itoa(r.Retries))
+		}
+	}
+	return j
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// msText writes a cell timestamp bound: the milliseconds and the UTC time they are.
+func msText(ms *int64, none string) string {
+	if ms == nil {
+		return none
+	}
+	return fmt.Sprintf("%d (%s)", *ms, time.UnixMilli(*ms).UTC().Format("2006-01-02 15:04:05.000 UTC"))
+}
+
+func (d dashSource) Tasks(ctx context.Context, id string, f dashboard.TaskFilter) (dashboard.TaskPage, error) {
+	out, err := d.a.listTasks(ctx, &listTasksIn{ID: id, State: f.State, Cursor: f.Cursor, Limit: f.Limit})
+	if err != nil {
+		return dashboard.TaskPage{}, dashErr(err)
+	}
+	var holders map[string]string
+	if f.State == "" || f.State == "running" {
+		if holders, err = d.a.s.reg.ClaimHolders(ctx, id); err != nil && !errors.Is(err, registry.ErrNotFound) {
+			return dashboard.TaskPage{}, fmt.Errorf("job %s: claims: %w", id, err)
+		}
+	}
+	page := dashboard.TaskPage{Tasks: make([]dashboard.Task, 0, len(out.Body.Tasks)), Next: out.Body.Next}
+	for _, t := range out.Body.Tasks {
+		w := t.Worker
+		if t.State == "running" && holders[t.ID] != "" {
+			w = holders[t.ID]
+		}
+		page.Tasks = append(page.Tasks, dashboard.Task{ID: t.ID, State: t.State, StartRow: t.StartRow, StopRow: t.StopRow,
+			Bytes: t.Bytes, Worker: w, Error: t.Error})
+	}
+	return page, nil
+}
+
+func (d dashSource) Workers(ctx context.Context) ([]dashboard.Worker, error) {
+	s := d.a.s
+	ws, err := s.reg.Workers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("workers: %w", err)
+	}
+	runs, err := s.claimsByWorker(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("workers: %w", err)
+	}
+	out := make([]dashboard.Worker, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, dashboard.Worker{ID: w.ID, Capacity: w.Capacity, Info: w.Info, Running: runs[w.ID]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// claimsByWorker lists the tasks each worker holds, over every job that may have claims.
+func (s *Server) claimsByWorker(ctx context.Context) (map[string][]dashboard.TaskRef, error) {
+	ids, err := s.reg.Jobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]dashboard.TaskRef{}
+	for _, id := range ids {
+		j, err := s.reg.Job(ctx, id)
+		if errors.Is(err, registry.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if j.State != registry.JobRunning && j.State != registry.JobCancelling && j.State != registry.JobPaused {
+			continue
+		}
+		holders, err := s.reg.ClaimHolders(ctx, id)
+		if err != nil && !errors.Is(err, registry.ErrNotFound) {
+			return nil, err
+		}
+		for task, w := range holders {
+			out[w] = append(out[w], dashboard.TaskRef{Job: id, Task: task})
+		}
+	}
+	for _, refs := range out {
+		sort.Slice(refs, func(i, j int) bool {
+			if refs[i].Job != refs[j].Job {
+				return refs[i].Job < refs[j].Job
+			}
+			return refs[i].Task < refs[j].Task
+		})
+	}
+	return out, nil
+}
+
+// Act does an operator's action from the dashboard as the API's operations do it, noted in
+// the job's history and the audit log.
+func (d dashSource) Act(ctx context.Context, p dashboard.Principal, id string, act dashboard.Action, arg string) error {
+	s := d.a.s
+	var err error
+	var note string
+	switch act {
+	case dashboard.ActionPause, dashboard.ActionResume, dashboard.ActionCancel:
+		ma := master.Action(act)
+		if _, err = master.Control(ctx, s.reg, id, ma); err == nil {
+			note = fmt.Sprintf("%s by %s (dashboard)", ma.Past(), p.Name)
+		} else if errors.Is(err, registry.ErrNotFound) {
+			err = huma.Error404NotFound("job " + id + ": no such job in the registry")
+		} else {
+			err = d.a.problem(err, "job "+id)
+		}
+	case dashboard.ActionBandwidth:
+		var bps float64
+		if bps, err = units.ParseLimit(arg); err != nil {
+			err = huma.Error400BadRequest("bandwidth: " + err.Error())
+		} else if err = s.setBandwidth(ctx, id, bps); err == nil {
+			note = fmt.Sprintf("bandwidth set to %s by %s (dashboard)", rateText(bps), p.Name)
+		}
+	default:
+		err = huma.Error400BadRequest("unknown action " + string(act))
+	}
+	status := http.StatusOK
+	var se huma.StatusError
+	if errors.As(err, &se) {
+		status = se.GetStatus()
+	} else if err != nil {
+		status = http.StatusInternalServerError
+	}
+	e := catalog.AuditEntry{TokenID: p.TokenID, TokenName: p.Name, Role: catalog.Role(p.Role), Method: http.MethodPost,
+		Path: "/jobs/" + id + "/" + string(act), RemoteAddr: p.Addr, Status: status, Message: "dashboard-" + string(act)}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
+	defer cancel()
+	if _, aerr := s.cat.AppendAudit(actx, e); aerr != nil {
+		s.metrics.catalogErrors.Inc()
+		s.cfg.Logger.Error("audit log: cannot record a dashboard action", "path", e.Path, "err", aerr)
+	}
+	if err != nil {
+		return dashErr(err)
+	}
+	s.noteEvent(ctx, id, note)
+	return nil
+}

@@ -1,0 +1,386 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"rangecopy/testenv"
+	"rangecopy/testenv/copytest"
+)
+
+// The browser tests drive Debian's chromium with chromedp (scripts/test.sh installs it) and
+// check accessibility with axe-core (npm, server/testdata/axe). With CI=true a missing
+// browser or npm fails the test; elsewhere it skips.
+
+// needTool finds a program, or skips (fails in CI) the test.
+func needTool(t *testing.T, env string, names ...string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	if testenv.InCI() {
+		t.Fatalf("%s not found (set %s or install it: scripts/test.sh does)", names[0], env)
+	}
+	t.Skipf("skipped outside CI: %s not found (apt-get install %s, or set %s)", names[0], names[0], env)
+	return ""
+}
+
+// axeSource installs axe-core with npm ci from the committed package-lock.json into a cache
+// folder named for the lock's hash (once), and returns axe.min.js.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	npm := needTool(t, "RANGECOPY_TEST_NPM", "npm")
+	lock, err := os.ReadFile("testdata/axe/package-lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := os.ReadFile("testdata/axe/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	sum := sha256.Sum256(append(pkg, lock...))
+	dir := filepath.Join(cache, "rangecopy", "axe-"+hex.EncodeToString(sum[:6]))
+	js := filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
+	if _, err := os.Stat(js); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string][]byte{"package.json": pkg, "package-lock.json": lock} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.CommandContext(t.Context(), npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci of axe-core in %s: %v\n%s", dir, err, out)
+		}
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// browser is one headless Chromium tab.
+type browser struct {
+	t     *testing.T
+	ctx   context.Context
+	axe   string
+	shots string
+}
+
+func newBrowser(t *testing.T, axe string) *browser {
+	t.Helper()
+	exe := needTool(t, "RANGECOPY_TEST_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 900), chromedp.Flag("lang", "en-GB"))
+	actx, acancel := chromedp.NewExecAllocator(t.Context(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); acancel() })
+	shots := os.Getenv("RANGECOPY_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	b := &browser{t: t, ctx: ctx, axe: axe, shots: shots}
+	// The first action starts the browser, on the tab's own context: a deadline's context
+	// would close the browser when it is cancelled.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	return b
+}
+
+func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		where, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.href + " " + document.title`))
+		b.t.Fatalf("browser, at %s: %v", where, err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](b *browser, js string, opts ...chromedp.EvaluateOption) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, opts...))
+	if err != nil {
+		b.t.Fatalf("browser: evaluate %.80s: %v", js, err)
+	}
+	return v
+}
+
+// shot writes a PNG of the whole page to the screenshot folder.
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		b.t.Fatalf("screenshot %s is no PNG", name)
+	}
+	if err := os.WriteFile(filepath.Join(b.shots, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// axeViolation is a rule axe-core found broken, with the elements it found.
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any `json:"target"`
+	} `json:"nodes"`
+}
+
+// accessible runs axe-core on the page (WCAG 2 A and AA rules) and fails the test on any
+// serious or critical violation.
+func (b *browser) accessible(page string) {
+	b.t.Helper()
+	if !eval[bool](b, "typeof axe !== 'undefined'") {
+		eval[bool](b, b.axe+"\n;true")
+	}
+	raw := eval[string](b, `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}}).then(r => JSON.stringify({violations: r.violations, passes: r.passes.length}))`,
+		chromedp.EvalAwaitPromise)
+	var res struct {
+		Violations []axeViolation `json:"violations"`
+		Passes     int            `json:"passes"`
+	}
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		b.t.Fatalf("axe on %s: %v", page, err)
+	}
+	if res.Passes == 0 {
+		b.t.Fatalf("axe on %s checked nothing", page)
+	}
+	b.t.Logf("axe on %s: %d rules passed, %d violated", page, res.Passes, len(res.Violations))
+	for _, v := range res.Violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			b.t.Errorf("axe on %s: %s (%s): %s, at %v", page, v.ID, v.Impact, v.Help, v.Nodes)
+		} else {
+			b.t.Logf("axe on %s, %s: %s (%s)", page, v.Impact, v.ID, v.Help)
+		}
+	}
+}
+
+// signIn signs in on the login page with a token secret.
+func (b *browser) signIn(base, secret string) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(base+"/login"), chromedp.WaitVisible("#secret"),
+		chromedp.SendKeys("#secret", secret), chromedp.Submit("#secret"), chromedp.WaitVisible(".who"))
+	if got := eval[string](b, "location.pathname"); got != "/jobs" {
+		b.t.Fatalf("after sign-in the browser is at %s", got)
+	}
+}
+
+// writeBulk writes rows of incompressible values into cf1 of a table, spread over the
+// sample's four regions, and flushes them.
+func writeBulk(t *testing.T, env *testenv.Env, table string, rows, size int) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var cells []testenv.Cell
+	ts := time.Now().UnixMilli() - 60_000
+	for i := range rows {
+		v := make([]byte, size)
+		for k := range v {
+			v[k] = byte(rnd.Uint32())
+		}
+		row := []byte{byte(i * 256 / rows), byte(i >> 8), byte(i)}
+		cells = append(cells, testenv.Cell{Row: row, Family: []byte("cf1"), Qualifier: []byte("v"), Timestamp: ts, Type: "Put", Value: v})
+		if len(cells) == 500 || i == rows-1 {
+			if err := env.Source.Mutate(t.Context(), table, cells); err != nil {
+				t.Fatalf("write %s: %v", table, err)
+			}
+			cells = cells[:0]
+		}
+	}
+	if err := env.Source.Flush(t.Context(), table); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDashboardInBrowser drives the dashboard in headless Chromium against a server on the
+// real clusters: a slow job's progress bar moves without a reload, pausing from the page
+// pauses it (the API agrees), a viewer sees no actions and forged POSTs are refused, and
+// every page passes axe-core with no serious or critical violation. It takes screenshots of
+// each page (RANGECOPY_SCREENSHOTS=docs/screenshots writes them where the README shows them).
+func TestDashboardInBrowser(t *testing.T) {
+	env := testenv.Get(t)
+	axe := axeSource(t)
+	b := newBrowser(t, axe)
+	r := newRig(t, env, 2)
+	r.registerClusters(env)
+	table := copytest.CreateSource(t, env, "dash")
+	writeBulk(t, env, table, 4000, 1500)
+	copytest.DropTargetLater(t, env, table)
+
+	sub := map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true,
+		"bandwidth": "150KB/s", "taskSize": "1MiB", "startRow": `\x00`}
+	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", sub)
+	if a.status != http.StatusCreated {
+		t.Fatalf("submit: %d %s", a.status, a.body)
+	}
+	var j JobOut
+	a.decode(t, &j)
+	t.Cleanup(func() { r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+j.ID+"/cancel", nil) })
+	r.waitJob(j.ID, 2*time.Minute, "running", func(v JobOut) bool { return v.State == "running" && v.Progress.Tasks.Total > 2 })
+
+	// Signed out, the dashboard asks for a token; the login page itself.
+	b.do(chromedp.Navigate(r.url + "/jobs"))
+	if got := eval[string](b, "location.pathname"); got != "/login" {
+		t.Fatalf("signed out, /jobs shows %s", got)
+	}
+	b.accessible("login")
+	b.shot("login")
+
+	b.signIn(r.url, r.oper)
+	row := `tr[data-job="` + j.ID + `"]`
+	bar := `document.querySelector('` + row + ` progress').value`
+	b.do(chromedp.WaitVisible(row))
+	first := eval[float64](b, bar)
+	if eval[string](b, `document.querySelector('`+row+` time').getAttribute('datetime')`) == "" {
+		t.Error("the started time has no datetime")
+	}
+	// The bar moves with no reload: the page's script follows /live.
+	eval[bool](b, "window.notReloaded = true; true")
+	moved := first
+	for deadline := time.Now().Add(3 * time.Minute); moved <= first; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the progress bar stayed at %v for 3 minutes", first)
+		}
+		moved = eval[float64](b, bar)
+	}
+	if !eval[bool](b, "window.notReloaded === true") {
+		t.Fatal("the page reloaded; the bar should move in place")
+	}
+	rate := eval[string](b, `document.querySelector('`+row+` [data-f=rate]').textContent`)
+	t.Logf("progress bar moved from %.1f to %.1f %%; rate %s", first, moved, rate)
+	if !strings.HasSuffix(rate, "B/s") {
+		t.Errorf("rate %q is not in human units", rate)
+	}
+	b.accessible("jobs")
+	b.shot("jobs")
+	b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	b.do(chromedp.Reload(), chromedp.WaitVisible(row))
+	b.shot("jobs-phone")
+	b.do(chromedp.EmulateViewport(1280, 900))
+
+	// The job page, then pause from it.
+	b.do(chromedp.Navigate(r.url+"/jobs/"+j.ID), chromedp.WaitVisible("button.act-pause"))
+	if eval[int](b, `document.querySelectorAll('input[name=bandwidth]').length`) != 1 {
+		t.Error("an operator's job page has no bandwidth field")
+	}
+	b.accessible("job")
+	b.shot("job")
+	b.do(chromedp.Click("button.act-pause"), chromedp.WaitVisible("p.notice"))
+	if n := eval[string](b, `document.querySelector('p.notice').textContent`); !strings.Contains(n, "Pause asked") {
+		t.Errorf("after pause the page says %q", n)
+	}
+	paused := r.waitJob(j.ID, 30*time.Second, "paused", func(v JobOut) bool { return v.State == "paused" })
+	t.Logf("paused from the page: %s (%s)", paused.State, paused.Message)
+	b.do(chromedp.WaitVisible("button.act-resume"))
+	b.shot("job-paused")
+
+	b.do(chromedp.Navigate(r.url+"/workers"), chromedp.WaitVisible("h1"))
+	if got := eval[string](b, `document.querySelector('main').textContent`); !strings.Contains(got, r.s.cfg.ID+"-w") {
+		t.Errorf("the workers page does not list the embedded workers %s-w", r.s.cfg.ID)
+	}
+	b.accessible("workers")
+	b.shot("workers")
+
+	// A viewer: no action buttons, and a POST of theirs is refused.
+	eval[bool](b, `document.querySelector('form[action="/logout"] button').click(); true`)
+	b.do(chromedp.WaitVisible("#secret"))
+	b.signIn(r.url, r.viewer)
+	b.do(chromedp.Navigate(r.url+"/jobs/"+j.ID), chromedp.WaitVisible("h1"))
+	if n := eval[int](b, `document.querySelectorAll('.actions, button[class^=act-], input[name=bandwidth]').length`); n != 0 {
+		t.Errorf("a viewer's job page has %d action controls", n)
+	}
+	b.accessible("job (viewer)")
+	b.shot("job-viewer")
+
+	// Forged POSTs, as another site's page or a script would send them.
+	viewerCSRF := eval[string](b, `document.querySelector('input[name=csrf]').value`)
+	post := func(secret, csrf, action string) int {
+		t.Helper()
+		form := url.Values{}
+		if csrf != "" {
+			form.Set("csrf", csrf)
+		}
+		req, _ := http.NewRequest(http.MethodPost, r.url+"/jobs/"+j.ID+"/"+action, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if secret != "" {
+			req.AddCookie(&http.Cookie{Name: "rangecopy_session", Value: secret})
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	operCSRF := ""
+	{
+		// The operator's token as the operator's page carries it, read with a cookie of theirs.
+		req, _ := http.NewRequest(http.MethodGet, r.url+"/jobs/"+j.ID, nil)
+		req.AddCookie(&http.Cookie{Name: "rangecopy_session", Value: r.oper})
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		_, rest, _ := strings.Cut(string(body), `name="csrf" value="`)
+		operCSRF, _, _ = strings.Cut(rest, `"`)
+	}
+	for _, c := range []struct {
+		name, secret, csrf string
+	}{
+		{"a viewer's cookie and CSRF token", r.viewer, viewerCSRF},
+		{"an operator's cookie, no CSRF token", r.oper, ""},
+		{"an operator's cookie, the viewer's CSRF token", r.oper, viewerCSRF},
+		{"no cookie, the operator's CSRF token", "", operCSRF},
+	} {
+		if st := post(c.secret, c.csrf, "resume"); st != http.StatusForbidden {
+			t.Errorf("resume with %s: %d; want 403", c.name, st)
+		}
+	}
+	if operCSRF == "" || post(r.oper, operCSRF, "bandwidth") != http.StatusBadRequest {
+		t.Error("the operator's own form token is not accepted (an empty bandwidth should be a 400)")
+	}
+	if v := r.waitJob(j.ID, time.Second, "still paused", func(v JobOut) bool { return true }); v.State != "paused" {
+		t.Errorf("after the forged resumes the job is %s; want paused", v.State)
+	}
+}
