@@ -467,3 +467,62 @@ func readAll(ctx context.Context, fs fsys.Reader, name string, limit int64) ([]b
 	}
 	return b, nil
 }
+
+// Rehasher hashes cells into given batches, as SyncTable hashes the target
+// into the source's batch boundaries: batch i holds the rows from
+// starts[i] up to starts[i+1] (the last to the end of the cells); cells
+// before starts[0] are not hashed. The hash of each cell is Batcher's.
+type Rehasher struct {
+	starts [][]byte
+	i      int // the batch cells go to; -1 before the first
+	md     hash.Hash
+	sums   [][HashSize]byte
+	ts     [8]byte
+	row    []byte
+	hasRow bool
+	// Cells and Rows count what was hashed, per batch.
+	Cells, Rows []int64
+}
+
+// NewRehasher hashes into batches starting at starts (ascending).
+func NewRehasher(starts [][]byte) *Rehasher {
+	n := len(starts)
+	return &Rehasher{starts: starts, i: -1, md: md5.New(), sums: make([][HashSize]byte, n), Cells: make([]int64, n), Rows: make([]int64, n)}
+}
+
+// Add hashes one cell; cells come in key order.
+func (h *Rehasher) Add(c *hfile.Cell) {
+	for h.i+1 < len(h.starts) && bytes.Compare(c.Row, h.starts[h.i+1]) >= 0 {
+		h.seal()
+		h.i++
+	}
+	if h.i < 0 {
+		return
+	}
+	if !h.hasRow || !bytes.Equal(c.Row, h.row) {
+		h.row, h.hasRow = append(h.row[:0], c.Row...), true
+		h.Rows[h.i]++
+	}
+	h.Cells[h.i]++
+	h.md.Write(c.Row)
+	h.md.Write(c.Family)
+	h.md.Write(c.Qualifier)
+	binary.LittleEndian.PutUint64(h.ts[:], uint64(c.Timestamp))
+	h.md.Write(h.ts[:])
+	h.md.Write(c.Value)
+}
+
+func (h *Rehasher) seal() {
+	if h.i >= 0 {
+		h.md.Sum(h.sums[h.i][:0])
+	}
+	h.md.Reset()
+}
+
+// Finish returns the hash of every batch, empty ones included.
+func (h *Rehasher) Finish() [][HashSize]byte {
+	for ; h.i < len(h.starts); h.i++ {
+		h.seal()
+	}
+	return h.sums
+}

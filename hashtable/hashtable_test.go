@@ -440,3 +440,79 @@ func TestWriteRead(t *testing.T) {
 		}
 	}
 }
+
+func TestRehasherAgreesWithBatcher(t *testing.T) {
+	b := NewBatcher(nil, 30)
+	var in []*hfile.Cell
+	for i := range 40 {
+		in = append(in, cell(fmt.Sprintf("r%02d", i/3), "f", fmt.Sprint(i%3), int64(i), "value"))
+	}
+	for _, c := range in {
+		b.Add(c)
+	}
+	batches := b.Finish()
+	var starts [][]byte
+	for _, bt := range batches {
+		starts = append(starts, bt.Start)
+	}
+	r := NewRehasher(starts)
+	r.Add(cell("", "f", "q", 1, "v")) // before no batch: the first starts at ""
+	rr := NewRehasher(starts[1:])
+	for _, c := range in {
+		r.Add(c)
+		rr.Add(c)
+	}
+	sums, later := r.Finish(), rr.Finish()
+	if len(batches) < 3 {
+		t.Fatalf("%d batches: the test proves little", len(batches))
+	}
+	for i := range batches {
+		if i > 0 && sums[i] != batches[i].Hash {
+			t.Fatalf("batch %d: rehashed %x, hashed %x", i, sums[i], batches[i].Hash)
+		}
+		if i > 0 && later[i-1] != batches[i].Hash {
+			t.Fatalf("batch %d without the first start: %x, want %x", i, later[i-1], batches[i].Hash)
+		}
+	}
+	if sums[0] == batches[0].Hash {
+		t.Fatal("an extra cell in the first batch did not change its hash")
+	}
+}
+
+// TestSeqFileRecordCompressed reads a record-compressed file, as Hadoop's
+// SequenceFile.createWriter writes HashTable's partitions by default: keys
+// raw, each value its own zlib stream.
+func TestSeqFileRecordCompressed(t *testing.T) {
+	b := []byte("SEQ\x06")
+	b = appendText(b, ClassImmutableBytes)
+	b = appendText(b, ClassNull)
+	b = append(b, 1, 0)
+	b = appendText(b, CodecDefault)
+	b = append(b, 0, 0, 0, 0)
+	b = append(b, testSync[:]...)
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Close()
+	for _, k := range []string{"a", "bb"} {
+		key := AppendBytesWritable(nil, []byte(k))
+		b = binary.BigEndian.AppendUint32(b, uint32(len(key)+z.Len()))
+		b = binary.BigEndian.AppendUint32(b, uint32(len(key)))
+		b = append(b, key...)
+		b = append(b, z.Bytes()...)
+	}
+	r, err := NewSeqReader(bytes.NewReader(b), int64(len(b)), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for r.Next() == nil {
+		k, _ := ParseBytesWritable(r.Key())
+		if len(r.Value()) != 0 {
+			t.Fatalf("value %x", r.Value())
+		}
+		got = append(got, string(k))
+	}
+	if !reflect.DeepEqual(got, []string{"a", "bb"}) {
+		t.Fatalf("keys %q", got)
+	}
+}

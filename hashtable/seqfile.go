@@ -135,8 +135,8 @@ type SeqHeader struct {
 const MaxRecord = 64 << 20
 
 // SeqReader reads the records of a SequenceFile of version 6:
-// uncompressed, or block compressed with DefaultCodec (zlib). Record
-// compression is ErrUnsupported.
+// uncompressed, or record or block compressed with DefaultCodec (zlib);
+// other codecs are ErrUnsupported.
 type SeqReader struct {
 	Header SeqHeader
 	r      io.Reader
@@ -187,9 +187,6 @@ func NewSeqReader(r io.ReaderAt, size int64, name string) (*SeqReader, error) {
 	if h.Compressed {
 		if h.Codec, err = s.readText(); err != nil {
 			return nil, err
-		}
-		if !h.BlockCompressed {
-			return nil, fmt.Errorf("%w: sequence file %s: record compression (%s)", ErrUnsupported, name, h.Codec)
 		}
 		if h.Codec != CodecDefault {
 			return nil, fmt.Errorf("%w: sequence file %s: codec %s", ErrUnsupported, name, h.Codec)
@@ -318,6 +315,12 @@ func (s *SeqReader) Next() error {
 			return err
 		}
 		s.key, s.value = rec[:k], rec[k:]
+		if s.Header.Compressed {
+			// Record compression: the value alone is one zlib stream.
+			if s.value, err = inflate(s.value); err != nil {
+				return s.errorf("record value: %v", err)
+			}
+		}
 		return nil
 	}
 }
