@@ -21,8 +21,9 @@ const (
 // SyncSize is the length of a SequenceFile's sync marker.
 const SyncSize = 16
 
-// SyncInterval is the bytes a SeqWriter writes between sync markers, as
-// Hadoop's SequenceFile.SYNC_INTERVAL.
+// SyncInterval is the bytes a SeqWriter writes between sync markers. Hadoop
+// writes them further apart; its readers, like ours, take a marker between
+// any two records.
 const SyncInterval = 100 * SyncSize
 
 const syncEscape = -1
