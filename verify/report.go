@@ -53,6 +53,10 @@ type Report struct {
 	// BytesRead counts the HFile bytes read on both sides.
 	BytesRead int64 `json:"bytesRead"`
 	ElapsedMs int64 `json:"elapsedMs"`
+	// HashTable is the HashTable output folder the target was compared
+	// with (AgainstHashTable), if it was; then the source's cells are
+	// counted only in the differences, and only when the source was read.
+	HashTable string `json:"hashTable,omitempty"`
 	// Repaired lists the ranges re-copied by a repair, if one ran.
 	Repaired []Range `json:"repaired,omitempty"`
 }
@@ -99,6 +103,9 @@ func WriteText(w io.Writer, r Report) error {
 		verdict = "DIFFERENT"
 	}
 	fmt.Fprintf(&b, "verify %s (%s) -> %s (%s), %s mode: %s\n", r.SourceTable, r.SourceSnapshot, r.TargetTable, r.TargetSnapshot, r.Mode, verdict)
+	if r.HashTable != "" {
+		fmt.Fprintf(&b, "  hash table    %s (HBase HashTable's MD5 batches)\n", r.HashTable)
+	}
 	fmt.Fprintf(&b, "  rows          [%s, %s)\n", r.StartRow, r.StopRow)
 	fmt.Fprintf(&b, "  times         [%d, %d)\n", r.MinTimeMs, r.MaxTimeMs)
 	fmt.Fprintf(&b, "  families      %s\n", strings.Join(r.Families, ","))

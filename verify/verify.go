@@ -75,6 +75,10 @@ type Options struct {
 	DialTimeout time.Duration
 	// Logger receives progress; nil discards.
 	Logger *slog.Logger
+
+	// scanVersions, when above 0, reads with HashTable's scan instead of
+	// Mode: markers in or after the time range applied, this many versions.
+	scanVersions int
 }
 
 func (o *Options) defaults() {
@@ -288,6 +292,14 @@ func open(ctx context.Context, name string, c cluster.Config, o Options) (*conn,
 		return nil, nil, fmt.Errorf("verify: %s: %w", name, err)
 	}
 	return &conn{hb: hb, fs: fs}, func() { fs.Close(); hb.Close() }, nil
+}
+
+func pinSnapshot(ctx context.Context, c *conn, rootDir, table, name string, o Options) (*snapshot.Pinned, error) {
+	return snapshot.Pin(ctx, c.hb, c.fs, rootDir, table, name, snapshot.Options{Logger: o.Logger})
+}
+
+func releaseSnapshot(ctx context.Context, c *conn, name string) error {
+	return snapshot.Release(ctx, c.hb, name)
 }
 
 // overlapping keeps the batches that overlap any of ranges. Pure.
@@ -512,6 +524,14 @@ func openRange(ctx context.Context, s *side, region job.Region, families []strin
 	slices.SortFunc(order, func(a, b int) int { return CompareAge(ranks[b], ranks[a]) })
 	for r, i := range order {
 		inputs[i].Rank = r
+	}
+	if o.scanVersions > 0 {
+		it := &Visible{In: &hashTableScan{In: NewMerged(inputs), Time: o.Time}, Rules: func(f []byte) Rules {
+			r := s.rules[string(f)]
+			r.MaxVersions = min(r.MaxVersions, o.scanVersions)
+			return r
+		}}
+		return it, closeAll, nil
 	}
 	var it CellIter = &InTime{In: NewMerged(inputs), Time: o.Time}
 	if o.Mode == ModeVisible {

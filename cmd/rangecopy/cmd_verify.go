@@ -2,13 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"rangecopy/cluster"
+	"rangecopy/cluster/dial"
+	"rangecopy/fsys"
+	"rangecopy/hashtable"
 	"rangecopy/job"
 	"rangecopy/local"
 	"rangecopy/master"
@@ -36,6 +44,11 @@ type verifyFlags struct {
 	workDir        string
 	user           userFlag
 	log            logFlags
+	hashOut        string
+	against        string
+	hashBatch      int64
+	numHashFiles   int
+	versions       int
 }
 
 func newVerifyCommand() *cobra.Command {
@@ -66,6 +79,26 @@ second verification's, listing the ranges repaired. It adds what the
 target lacks and replaces values under the same key; cells only the target
 has, and delete markers written on the target, stay and are reported again.
 
+--hashtable-out DIR writes, instead of comparing, what HBase's HashTable
+would write for the source table over the selection: the cells a HashTable
+scan returns (delete markers applied, --versions versions, default 1),
+hashed from the source's HFiles with HashTable's MD5 batches
+(--hash-batch-size, default 8000 bytes), one split per source region,
+partitioned into --num-hash-files files (default HashTable's: a hundredth
+of the regions, at least 1). HBase's "SyncTable --dryrun DIR <source table>
+<target table>" run on the target then checks the target against it. DIR is
+a local folder, or hdfs://namenode:port/path on the target's (or source's)
+HDFS; it must not exist. --target is not needed for a local DIR.
+
+--against-hashtable DIR compares the target table with the output of HBase's
+HashTable run on the source (DIR local or on either cluster's HDFS): the
+target's HFiles are read with the manifest's scan (rows, time range,
+families, versions: the range flags are not taken), hashed into the
+source's batches, and each batch's MD5 compared, as SyncTable --dryrun
+compares them. With --source too, the mismatched batches are read on both
+sides and their differing cells listed. --source and --table are optional
+(the manifest names the table).
+
 The report goes to stdout, the log to stderr. Exit status: 0 equal, 3 the
 tables differ (the report lists how), 1 the comparison failed, 2 bad command
 line.`,
@@ -94,6 +127,11 @@ line.`,
 	fs.BoolVar(&f.repair, "repair", false, "re-copy the mismatched row ranges, then verify them again")
 	f.registry.add(fs, "the target's quorum; with --repair")
 	fs.StringVar(&f.workDir, "work-dir", "", "with --repair: parent of the copy's work folder on the target HDFS (default /user/<user>/.rangecopy)")
+	fs.StringVar(&f.hashOut, "hashtable-out", "", "write HBase HashTable output of the source to this folder (local or hdfs://) instead of comparing")
+	fs.StringVar(&f.against, "against-hashtable", "", "compare the target with this HBase HashTable output folder (local or hdfs://)")
+	fs.Int64Var(&f.hashBatch, "hash-batch-size", hashtable.DefaultBatchSize, "with --hashtable-out: HashTable's target batch size in bytes")
+	fs.IntVar(&f.numHashFiles, "num-hash-files", 0, "with --hashtable-out: hash files (default HashTable's: regions/100, at least 1)")
+	fs.IntVar(&f.versions, "versions", 0, "with --hashtable-out: versions of a column hashed (default 1, as HashTable's scan)")
 	f.user.add(fs, "HBase effective user and HDFS user")
 	f.log.add(fs)
 	f.log.complete(c)
@@ -105,27 +143,58 @@ line.`,
 // configuration folders but talks to no cluster.
 func verifyOptions(f verifyFlags) (verify.Options, error) {
 	var o verify.Options
-	if f.source.spec == "" || f.target.spec == "" {
-		return o, usageErrorf("--source and --target are required")
+	switch {
+	case f.hashOut != "" && f.against != "":
+		return o, usageErrorf("--hashtable-out and --against-hashtable exclude each other")
+	case (f.hashOut != "" || f.against != "") && f.repair:
+		return o, usageErrorf("--repair does not go with --hashtable-out or --against-hashtable")
+	case (f.hashOut != "" || f.against != "") && f.mode == "raw":
+		return o, usageErrorf("--mode raw does not go with --hashtable-out or --against-hashtable: HashTable's default scan is not raw")
+	case f.hashOut != "":
+		if f.source.spec == "" {
+			return o, usageErrorf("--source is required")
+		}
+		if f.hashBatch < 1 || f.numHashFiles < 0 || f.versions < 0 {
+			return o, usageErrorf("--hash-batch-size %d, --num-hash-files %d, --versions %d: want a positive size and counts of 0 (default) or more", f.hashBatch, f.numHashFiles, f.versions)
+		}
+	case f.against != "":
+		if f.target.spec == "" {
+			return o, usageErrorf("--target is required")
+		}
+		if f.rng.startRow != "" || f.rng.stopRow != "" || f.rng.startTime != "" || f.rng.endTime != "" || f.rng.families != "" {
+			return o, usageErrorf("--against-hashtable takes the rows, times and families from the HashTable manifest, not from flags")
+		}
+	default:
+		if f.source.spec == "" || f.target.spec == "" {
+			return o, usageErrorf("--source and --target are required")
+		}
 	}
-	if f.rng.table == "" {
+	if f.rng.table == "" && f.against == "" {
 		return o, usageErrorf("--table is required")
 	}
 	var err error
-	if o.Source, err = f.source.config(); err != nil {
-		return o, err
+	if f.source.spec != "" {
+		if o.Source, err = f.source.config(); err != nil {
+			return o, err
+		}
 	}
-	if o.Target, err = f.target.config(); err != nil {
-		return o, err
+	if f.target.spec != "" {
+		if o.Target, err = f.target.config(); err != nil {
+			return o, err
+		}
 	}
-	spec, err := f.rng.spec()
-	if err != nil {
-		return o, err
+	if f.rng.table != "" {
+		spec, err := f.rng.spec()
+		if err != nil {
+			return o, err
+		}
+		if err := spec.Validate(); err != nil {
+			return o, usageErrorf("%v", err)
+		}
+		o.Table, o.TargetTable, o.Rows, o.Time, o.Families = spec.Table, spec.TargetTable, spec.Rows, spec.Time, spec.Families
+	} else {
+		o.TargetTable = f.rng.targetTable
 	}
-	if err := spec.Validate(); err != nil {
-		return o, usageErrorf("%v", err)
-	}
-	o.Table, o.TargetTable, o.Rows, o.Time, o.Families = spec.Table, spec.TargetTable, spec.Rows, spec.Time, spec.Families
 	if o.Mode, err = verify.ParseMode(f.mode); err != nil {
 		return o, usageErrorf("--mode: %v", err)
 	}
@@ -170,8 +239,21 @@ func runVerifyCommand(ctx context.Context, f verifyFlags, stdout, stderr io.Writ
 	if o.Logger, err = f.log.logger(stderr, slog.LevelWarn); err != nil {
 		return err
 	}
-	rep, err := verify.Run(ctx, o)
-	if err != nil {
+	if f.hashOut != "" {
+		return runHashTableOut(ctx, f, o, stdout)
+	}
+	var rep verify.Report
+	if f.against != "" {
+		fs, dir, closeFS, err := hashTableDir(ctx, f.against, o)
+		if err != nil {
+			return err
+		}
+		defer closeFS()
+		rep, err = verify.AgainstHashTable(ctx, o, fs, dir)
+		if err != nil {
+			return err
+		}
+	} else if rep, err = verify.Run(ctx, o); err != nil {
 		return err
 	}
 	if f.repair && !rep.Equal() {
@@ -190,6 +272,56 @@ func runVerifyCommand(ctx context.Context, f verifyFlags, stdout, stderr io.Writ
 		return fmt.Errorf("%w: %d batches of %d mismatched, %d cells differ", errDifferent, rep.BatchesMismatched, rep.Batches, rep.DifferenceCount)
 	}
 	return nil
+}
+
+// runHashTableOut writes HashTable output of the source and prints what it
+// wrote.
+func runHashTableOut(ctx context.Context, f verifyFlags, o verify.Options, stdout io.Writer) error {
+	fs, dir, closeFS, err := hashTableDir(ctx, f.hashOut, o)
+	if err != nil {
+		return err
+	}
+	defer closeFS()
+	rep, err := verify.WriteHashTable(ctx, o, verify.HashTableOptions{BatchSize: f.hashBatch, NumHashFiles: f.numHashFiles, Versions: f.versions}, fs, dir)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	_, err = fmt.Fprintf(stdout, "hashtable %s (%s) -> %s: %d batches in %d hash files, %d cells, %d rows, %d bytes read in %d ms\n",
+		rep.Table, rep.SourceSnapshot, rep.Dir, rep.Batches, rep.NumHashFiles, rep.Cells, rep.Rows, rep.BytesRead, rep.ElapsedMs)
+	return err
+}
+
+// hashTableDir resolves a HashTable folder: hdfs://namenode:port/path on
+// the HDFS of whichever of o's clusters has that NameNode, else a local
+// folder.
+func hashTableDir(ctx context.Context, dir string, o verify.Options) (fsys.FS, string, func(), error) {
+	if !strings.HasPrefix(dir, "hdfs://") {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("hash table folder %s: %w", dir, err)
+		}
+		return fsys.Local{}, filepath.ToSlash(abs), func() {}, nil
+	}
+	nns, p, err := cluster.ParseRootDir(dir, nil)
+	if err != nil {
+		return nil, "", nil, usageErrorf("hash table folder %s: %v", dir, err)
+	}
+	for _, c := range []cluster.Config{o.Target, o.Source} {
+		if len(c.NameNodes) == 0 || !slices.Equal(c.NameNodes, nns) {
+			continue
+		}
+		fs, err := dial.HDFS(ctx, c, o.User)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return fs, p, func() { fs.Close() }, nil
+	}
+	return nil, "", nil, usageErrorf("hash table folder %s: on neither cluster's HDFS (%v, %v)", dir, o.Target.NameNodes, o.Source.NameNodes)
 }
 
 // repairCopier copies one row range of o's selection with a one-process

@@ -107,3 +107,103 @@ func TestVerifyCommand(t *testing.T) {
 		t.Fatalf("after --repair: %+v", rep)
 	}
 }
+
+func TestVerifyHashTableOptions(t *testing.T) {
+	src := confDir(t, "zk1,zk2", "hdfs://nn1:8020/hbase")
+	tgt := clusterFlags{side: "target", spec: "tzk:2181:/hbase", rootDir: "hdfs://tnn:9000/hb"}
+	base := verifyFlags{source: clusterFlags{side: "source", spec: src}, rng: rangeFlags{table: "ns:t"}, mode: "visible", maxDiffs: 20,
+		parallelism: 4, registry: registryFlags{zkRoot: "/rangecopy"}, hashBatch: 8000}
+
+	out := base
+	out.hashOut = "/tmp/ht"
+	if o, err := verifyOptions(out); err != nil || o.Table != "ns:t" || len(o.Target.ZKQuorum) != 0 {
+		t.Fatalf("--hashtable-out without --target: %+v, %v", o, err)
+	}
+	against := base
+	against.source, against.target, against.rng, against.against = clusterFlags{side: "source"}, tgt, rangeFlags{targetTable: "ns:t2"}, "/tmp/ht"
+	if o, err := verifyOptions(against); err != nil || o.Table != "" || o.TargetTable != "ns:t2" {
+		t.Fatalf("--against-hashtable without --source and --table: %+v, %v", o, err)
+	}
+	for name, f := range map[string]verifyFlags{
+		"both":            func() verifyFlags { f := out; f.against = "/x"; return f }(),
+		"out and repair":  func() verifyFlags { f := out; f.repair = true; return f }(),
+		"out and raw":     func() verifyFlags { f := out; f.mode = "raw"; return f }(),
+		"out no source":   func() verifyFlags { f := out; f.source.spec = ""; return f }(),
+		"out batch 0":     func() verifyFlags { f := out; f.hashBatch = 0; return f }(),
+		"against no tgt":  func() verifyFlags { f := against; f.target.spec = ""; return f }(),
+		"against rows":    func() verifyFlags { f := against; f.rng.startRow = "a"; return f }(),
+		"against times":   func() verifyFlags { f := against; f.rng.endTime = "5"; return f }(),
+		"against repair":  func() verifyFlags { f := against; f.repair = true; return f }(),
+		"against version": func() verifyFlags { f := against; f.mode = "raw"; return f }(),
+	} {
+		if _, err := verifyOptions(f); !errors.Is(err, errUsage) {
+			t.Errorf("%s: err %v, want a usage error", name, err)
+		}
+	}
+}
+
+// TestVerifyHashTableCommand runs rangecopy verify --hashtable-out to the
+// target's HDFS and HBase's SyncTable --dryrun on it, then HBase's HashTable
+// and rangecopy verify --against-hashtable on its output: equal (exit 0)
+// after the copy, different (exit 3) after a change on the target.
+func TestVerifyHashTableCommand(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := t.Context()
+	src := copytest.CreateSource(t, env, "vhcmd")
+	rows := copytest.BinaryRows(16)
+	copytest.WriteRounds(t, env.Source, src, rows, 2, 1_700_000_000_000, true)
+	dst := testenv.UniqueName(t, "vhcmd-t")
+	copytest.DropTargetLater(t, env, dst)
+	u := testenv.UniqueName(t, "v")
+	clusters := []string{"--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--user", env.Target.User}
+	var out, errb bytes.Buffer
+	if code := run(ctx, append(append([]string{"copy", "--create-table", "--table", src, "--target-table", dst}, clusters...),
+		"--zk-root", "/rangecopy-test/"+u, "--work-dir", "/tmp/rangecopy-test/"+u), &out, &errb); code != exitOK {
+		t.Fatalf("copy: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+
+	hdfsPath := "/tmp/rangecopy-test/" + u + "-ht"
+	hdfsDir := env.Target.FSDefaultFS + hdfsPath
+	fsClient := env.Target.HDFS(t, env.Target.User)
+	t.Cleanup(func() { fsClient.RemoveAll(hdfsPath) })
+	out.Reset()
+	errb.Reset()
+	if code := run(ctx, append([]string{"verify", "--json", "--table", src, "--hashtable-out", hdfsDir, "--hash-batch-size", "200"}, clusters...), &out, &errb); code != exitOK {
+		t.Fatalf("verify --hashtable-out: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	var hrep verify.HashTableReport
+	if err := json.Unmarshal(out.Bytes(), &hrep); err != nil || hrep.Batches < 4 || hrep.NumHashFiles != 1 {
+		t.Fatalf("verify --hashtable-out: %+v, %v\n%s", hrep, err, out.String())
+	}
+	r, err := env.Target.SyncTable(ctx, env.Source, []string{"--dryrun=true", hdfsDir, src, dst})
+	if err != nil || r.ExitCode != 0 || r.Counters["HASHES_MATCHED"] != int64(hrep.Batches) || r.Counters["HASHES_NOT_MATCHED"] != 0 {
+		t.Fatalf("SyncTable on %s: %+v, %v; want %d batches matched", hdfsDir, r, err, hrep.Batches)
+	}
+	t.Logf("SyncTable --dryrun on %s: %v", hdfsDir, r.Counters)
+
+	local := t.TempDir() + "/theirs"
+	if exit, err := env.Source.HashTable(ctx, []string{"--batchsize=200", src, "file://" + local}); err != nil || exit != 0 {
+		t.Fatalf("HashTable: exit %d, %v", exit, err)
+	}
+	against := func(want int) verify.Report {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := run(ctx, append([]string{"verify", "--json", "--target-table", dst, "--against-hashtable", local}, clusters...), &out, &errb)
+		var rep verify.Report
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil || code != want {
+			t.Fatalf("verify --against-hashtable: exit %d (want %d), %v\n%s\n%s", code, want, err, out.String(), errb.String())
+		}
+		return rep
+	}
+	if rep := against(exitOK); rep.Batches != hrep.Batches || rep.BatchesMatched != hrep.Batches || rep.TargetCells != hrep.Cells {
+		t.Fatalf("against HBase's hashes of an equal target: %+v (ours wrote %+v)", rep, hrep)
+	}
+	if err := env.Target.Mutate(ctx, dst, []testenv.Cell{{Row: rows[2], Family: []byte("cf1"), Qualifier: []byte("q1"),
+		Timestamp: 1_700_000_001_000, Type: "Put", Value: []byte("changed")}}); err != nil {
+		t.Fatal(err)
+	}
+	rep := against(exitDifferent)
+	if rep.BatchesMismatched != 1 || rep.DifferenceCount != 1 || rep.Differences[0].Kind != verify.ValueDiffers || string(rep.Differences[0].Row) != string(rows[2]) {
+		t.Fatalf("against HBase's hashes after a change: %+v", rep)
+	}
+}

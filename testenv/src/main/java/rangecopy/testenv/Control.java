@@ -66,6 +66,9 @@ final class Control {
     ops.put("snapshot/clone", o::cloneSnapshot);
     ops.put("tool", new Tools()::run);
     ops.put("cpu", new Cpu()::cpu);
+    MapReduceOps mr = new MapReduceOps(clusters);
+    ops.put("mapreduce/hashtable", mr::hashTable);
+    ops.put("mapreduce/synctable", mr::syncTable);
   }
 
   void start() throws IOException {

@@ -1,0 +1,82 @@
+package rangecopy.testenv;
+
+import java.lang.reflect.Field;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.mapreduce.HashTable;
+import org.apache.hadoop.hbase.mapreduce.SyncTable;
+import org.apache.hadoop.hbase.zookeeper.ZKConfig;
+import org.apache.hadoop.mapreduce.Counter;
+import org.apache.hadoop.mapreduce.CounterGroup;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.util.ToolRunner;
+
+/**
+ * HBase's HashTable and SyncTable, run in the harness JVM through ToolRunner with a cluster's
+ * Configuration and the local MapReduce runner.
+ *
+ * <p>mapreduce/hashtable (cluster: the table's): args, the tool's command line (options, table,
+ * output dir). mapreduce/synctable (cluster: the target): args, the tool's command line without
+ * --sourcezkcluster, which the operation adds from the cluster named by sourceCluster. Both answer
+ * exitCode; SyncTable also its job counters by name (HASHES_MATCHED, BATCHES, ...).
+ */
+final class MapReduceOps {
+  private final Map<String, MiniCluster> clusters;
+
+  MapReduceOps(Map<String, MiniCluster> clusters) {
+    this.clusters = clusters;
+  }
+
+  Object hashTable(MiniCluster c, Request req) throws Exception {
+    List<String> args = req.strings("args");
+    Configuration conf = new Configuration(c.configuration());
+    int exit;
+    synchronized (MapReduceOps.class) {
+      exit = ToolRunner.run(conf, new HashTable(conf), args.toArray(new String[0]));
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("exitCode", exit);
+    return m;
+  }
+
+  Object syncTable(MiniCluster c, Request req) throws Exception {
+    String sourceName = req.string("sourceCluster");
+    MiniCluster source = clusters.get(sourceName);
+    if (source == null) {
+      throw new BadRequest("unknown sourceCluster \"" + sourceName + "\"; known: " + clusters.keySet());
+    }
+    List<String> args = req.strings("args");
+    String[] argv = new String[args.size() + 1];
+    argv[0] = "--sourcezkcluster=" + ZKConfig.getZooKeeperClusterKey(source.configuration());
+    for (int i = 0; i < args.size(); i++) {
+      argv[i + 1] = args.get(i);
+    }
+    Configuration conf = new Configuration(c.configuration());
+    SyncTable tool = new SyncTable(conf);
+    int exit;
+    synchronized (MapReduceOps.class) {
+      exit = ToolRunner.run(conf, tool, argv);
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("exitCode", exit);
+    Map<String, Long> counters = new LinkedHashMap<>();
+    // SyncTable keeps its job's counters in a package-private field.
+    Field f = SyncTable.class.getDeclaredField("counters");
+    f.setAccessible(true);
+    Counters cs = (Counters) f.get(tool);
+    if (cs != null) {
+      for (CounterGroup g : cs) {
+        if (!g.getName().endsWith("SyncMapper$Counter")) {
+          continue;
+        }
+        for (Counter k : g) {
+          counters.put(k.getName(), k.getValue());
+        }
+      }
+    }
+    m.put("counters", counters);
+    return m;
+  }
+}
