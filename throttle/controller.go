@@ -52,8 +52,9 @@ type Config struct {
 	Step float64
 	// Decrease multiplies the rate at a cut (DefaultDecrease).
 	Decrease float64
-	// Breaches is how many ticks in a row the p99 must be above the target
-	// before a cut (DefaultBreaches); Calm how many in a row at or below
+	// Breaches is how many ticks in a row the p99 must be above the target,
+	// with a probe above it since the tick before, before a cut
+	// (DefaultBreaches); Calm how many in a row at or below
 	// Hysteresis × target before an increase (DefaultCalm). Between the two
 	// bounds the rate holds.
 	Breaches, Calm int
@@ -171,18 +172,19 @@ type Status struct {
 // probes (Observe) and asks it every interval (Tick). It is not safe for
 // concurrent use.
 type Controller struct {
-	cfg     Config
-	idle    time.Duration
-	target  time.Duration
-	warming bool
-	warmAt  time.Time // first warm-up probe
-	rate    float64   // 0: none
-	peak    float64   // highest measured rate
-	since   time.Time // probes before are not counted (the last change)
-	samples []Sample
-	p99     time.Duration
-	run     int // ticks in a row beyond a bound: >0 above the target, <0 calm
-	st      Status
+	cfg      Config
+	idle     time.Duration
+	target   time.Duration
+	warming  bool
+	warmAt   time.Time // first warm-up probe
+	rate     float64   // 0: none
+	peak     float64   // highest measured rate
+	since    time.Time // probes before are not counted (the last change)
+	samples  []Sample
+	p99      time.Duration
+	run      int // ticks in a row beyond a bound: >0 above the target, <0 calm
+	lastTick time.Time
+	st       Status
 }
 
 // NewController returns a controller of cfg. A latency target needs no
@@ -278,8 +280,10 @@ func (c *Controller) Tick(now time.Time, measured float64) Decision {
 	p := percentile(c.samples, 0.99)
 	c.p99 = p
 	d := Decision{Action: Hold, Rate: c.rate, P99: p, Samples: len(c.samples)}
+	last := c.lastTick
+	c.lastTick = now
 	switch {
-	case p > c.target:
+	case p > c.target && !c.freshBelow(last):
 		c.run = max(c.run, 0) + 1
 		if c.run < c.cfg.Breaches {
 			return d
@@ -319,6 +323,19 @@ func (c *Controller) Tick(now time.Time, measured float64) Decision {
 		c.run = 0
 		return d
 	}
+}
+
+// freshBelow reports whether every probe since the tick at last took at
+// most the target: a window whose p99 is above the target only because of
+// an earlier probe is not a breach again, so one slow probe is not counted
+// in every window it stays in.
+func (c *Controller) freshBelow(last time.Time) bool {
+	for _, s := range c.samples {
+		if !s.At.Before(last) && s.Latency > c.target {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Controller) change(now time.Time, d Decision, a Action, rate float64) Decision {
