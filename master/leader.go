@@ -503,6 +503,7 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		rep.ProbeIdleP99Ms = float64(lj.idle) / float64(time.Millisecond)
 		if st, ok := lj.thr.status(); ok {
 			st.Fill(&rep, lj.rec.Options.ProtectSource)
+			ld.cfg.Metrics.SetThrottle(j.ID, st.Rate, st.P99.Seconds())
 		}
 		if lj.thr != nil {
 			lj.thr.loaded.Store(rep.BytesLoaded)
