@@ -84,6 +84,8 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		}
 		r.BandwidthLimit = bandwidth
 		c, err = e.rangecopy(ctx, t, target, m, []string{"--bandwidth", strconv.FormatInt(int64(bandwidth), 10)})
+	case RangecopyProtect:
+		c, err = e.rangecopy(ctx, t, target, m, []string{"--protect-source", "2x"})
 	default:
 		err = fmt.Errorf("unknown method %v", m)
 	}
@@ -297,6 +299,10 @@ func (e *Env) rangecopy(ctx context.Context, t *Table, target string, m Method, 
 	}
 	c.bytes, c.filesPruned, c.copySeconds = rep.BytesRead, rep.FilesPruned, rep.Seconds()
 	c.note = fmt.Sprintf("flags %q; job %.1f s, %d tasks, %d files loaded, %d retries", extra, rep.Seconds(), rep.Tasks, rep.FilesLoaded, rep.LoadRetries)
+	if rep.ProtectSource != "" {
+		c.note += fmt.Sprintf("; throttle: idle p99 %.1f ms, target %.1f ms, last p99 %.1f ms of %d probes (%d failed), rate %.1f MB/s, %d cuts",
+			rep.ProbeIdleP99Ms, rep.ProbeTargetMs, rep.ProbeP99Ms, rep.Probes, rep.ProbeErrors, rep.ThrottleRate/1e6, rep.ThrottleDecreases)
+	}
 	if err != nil {
 		return c, fmt.Errorf("rangecopy: %w", err)
 	}

@@ -20,10 +20,11 @@ const (
 	RangecopyRange
 	RangecopyIncremental
 	RangecopyBandwidth
+	RangecopyProtect
 )
 
 // Methods lists every method in run order.
-var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth}
+var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect}
 
 var methodNames = map[Method]string{
 	RawHDFS:              "raw-hdfs",
@@ -34,6 +35,7 @@ var methodNames = map[Method]string{
 	RangecopyRange:       "rangecopy-range10",
 	RangecopyIncremental: "rangecopy-newest1",
 	RangecopyBandwidth:   "rangecopy-bandwidth",
+	RangecopyProtect:     "rangecopy-protect",
 }
 
 var methodTitles = map[Method]string{
@@ -45,6 +47,7 @@ var methodTitles = map[Method]string{
 	RangecopyRange:       "rangecopy, 10% key range",
 	RangecopyIncremental: "rangecopy, newest 1% by time",
 	RangecopyBandwidth:   "rangecopy, --bandwidth half",
+	RangecopyProtect:     "rangecopy, --protect-source 2x",
 }
 
 // String returns the method's short name, as flags and JSON spell it.

@@ -33,7 +33,7 @@ type Options struct {
 
 // runOrder is the order methods run in: the bandwidth-limited copy needs the
 // whole-table rate first.
-var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, ExportSnapshot, CopyTable, ScanPut}
+var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect, ExportSnapshot, CopyTable, ScanPut}
 
 // RunAll loads the table, measures the idle Get workload, then every method,
 // and returns the run, results in Methods order. A method that fails is a

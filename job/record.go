@@ -48,6 +48,10 @@ type RunOptions struct {
 	// workers (rangecopy copy --detach); a job run by one rangecopy copy
 	// process is served by that process alone.
 	Detached bool
+	// ProtectSource, when set, has the copy throttled to keep the source's
+	// read p99 at its target (the leading master runs the throttle of a
+	// detached job); Bandwidth is then the throttle's ceiling.
+	ProtectSource Protect
 }
 
 // DefaultRetries is how often a failed task is tried again by default.
@@ -88,6 +92,7 @@ type wireRecord struct {
 	User         string  `json:"user,omitempty"`
 	Retries      int     `json:"retries,omitempty"`
 	Detached     bool    `json:"detached,omitempty"`
+	Protect      string  `json:"protectSource,omitempty"`
 }
 
 const recordVersion = 2
@@ -121,7 +126,7 @@ func EncodeRecord(r Record) ([]byte, error) {
 		Start: r.Spec.Rows.Start, End: r.Spec.Rows.End, TMin: r.Spec.Time.Min, TMax: r.Spec.Time.Max,
 		Families: r.Spec.Families, Snapshot: r.Snapshot, Source: toWire(r.Source), TargetC: toWire(r.Target),
 		Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot, TaskBytes: o.TaskBytes,
-		WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: o.Detached})
+		WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: o.Detached, Protect: o.ProtectSource.String()})
 }
 
 // DecodeRecord reads what EncodeRecord wrote; bad bytes are ErrRecord.
@@ -139,6 +144,9 @@ func DecodeRecord(b []byte) (Record, error) {
 		Options: RunOptions{Bandwidth: w.Bandwidth, CreateTable: w.CreateTable, KeepSnapshot: w.KeepSnapshot,
 			TaskBytes: w.TaskBytes, WorkRoot: w.WorkRoot, User: w.User, Retries: w.Retries, Detached: w.Detached}}
 	var err error
+	if r.Options.ProtectSource, err = ParseProtect(w.Protect); err != nil {
+		return Record{}, fmt.Errorf("%w: protectSource: %v", ErrRecord, err)
+	}
 	if r.Source, err = fromWire("source", w.Source); err != nil {
 		return Record{}, err
 	}
@@ -161,7 +169,7 @@ func (o RunOptions) Validate() error {
 	case o.Retries < 0 || o.Retries > MaxRetries:
 		return fmt.Errorf("job: retries %d must be in [0, %d]", o.Retries, MaxRetries)
 	}
-	return nil
+	return o.ProtectSource.Validate()
 }
 
 // Servable reports why a record cannot be served by a process that was not

@@ -61,6 +61,28 @@ type Report struct {
 	// the report was made (an operator's override, else the job's
 	// --bandwidth); 0 means none.
 	BandwidthLimit float64 `json:"bandwidthLimit,omitempty"`
+	// ProtectSource is the job's --protect-source target ("2x", "20ms");
+	// empty when the job has no throttle, and then the probe fields below
+	// are absent too.
+	ProtectSource string `json:"protectSource,omitempty"`
+	// ThrottleRate is the job-wide read rate the throttle last set, in
+	// bytes per second; 0 means it set no limit (it runs at the ceiling,
+	// --bandwidth, or unlimited).
+	ThrottleRate float64 `json:"throttleRate,omitempty"`
+	// ProbeP99Ms is the p99 of the throttle's probes of the source (small
+	// Gets, a timeout counted as its length) over its last window, in
+	// milliseconds; ProbeIdleP99Ms the p99 learned before the copy read
+	// anything (0 when the target was a latency); ProbeTargetMs the p99 the
+	// throttle keeps to.
+	ProbeP99Ms     float64 `json:"probeP99Ms,omitempty"`
+	ProbeIdleP99Ms float64 `json:"probeIdleP99Ms,omitempty"`
+	ProbeTargetMs  float64 `json:"probeTargetMs,omitempty"`
+	// Probes counts the probes sent by this run (rangecopy copy) or this
+	// leading master, ProbeErrors those that failed or timed out, and
+	// ThrottleDecreases the times the throttle cut the rate.
+	Probes            int64 `json:"probes,omitempty"`
+	ProbeErrors       int64 `json:"probeErrors,omitempty"`
+	ThrottleDecreases int64 `json:"throttleDecreases,omitempty"`
 	// Tasks is how many tasks the plan made; TasksDone and TasksFailed how
 	// many have that result.
 	Tasks       int64 `json:"tasks"`

@@ -41,6 +41,10 @@ type Request struct {
 	// Retries bounds the resets of a failed task before the job pauses; 0 means
 	// DefaultRetries.
 	Retries int `json:"retries,omitempty"`
+	// ProtectSource throttles the copy to keep the source's read p99 at a target: a factor
+	// of the p99 measured before the copy ("2x") or a latency ("20ms"); empty means no
+	// throttle beyond Bandwidth, which stays the ceiling.
+	ProtectSource string `json:"protectSource,omitempty"`
 }
 
 // Settings are how a request asks its copy to run, beside what it copies.
@@ -52,6 +56,8 @@ type Settings struct {
 	// CreateTable, KeepSnapshot and Retries are as in Request.
 	CreateTable, KeepSnapshot bool
 	Retries                   int
+	// ProtectSource is the source's read latency target; the zero value means none.
+	ProtectSource Protect
 }
 
 // FieldError says which field of a Request is wrong, by its JSON name ("startRow"); the
@@ -179,6 +185,9 @@ func (r Request) ResolveSettings() (Settings, error) {
 	}
 	if r.Retries < 0 || r.Retries > MaxRetries {
 		bad("retries", "%d: want 0 to %d", r.Retries, MaxRetries)
+	}
+	if set.ProtectSource, err = ParseProtect(r.ProtectSource); err != nil {
+		bad("protectSource", "%v", err)
 	}
 	set.Retries, set.CreateTable, set.KeepSnapshot = r.Retries, r.CreateTable, r.KeepSnapshot
 	if len(errs) > 0 {

@@ -24,6 +24,7 @@ import (
 	"rangecopy/memory"
 	"rangecopy/progress"
 	"rangecopy/registry"
+	"rangecopy/throttle"
 	"rangecopy/worker"
 )
 
@@ -150,7 +151,12 @@ func (c *copyRun) execute(ctx context.Context, j registry.Job, rec job.Record, r
 	counters.BytesTotal.Store(totals.InputBytes)
 
 	var limiter fsys.Limiter
-	if o.Bandwidth > 0 {
+	var live *worker.BandwidthLimit // the throttle's, with --protect-source
+	switch {
+	case !o.ProtectSource.IsZero():
+		live = &worker.BandwidthLimit{}
+		limiter = live
+	case o.Bandwidth > 0:
 		tb, err := worker.NewRateLimit(o.Bandwidth)
 		if err != nil {
 			return rep, fmt.Errorf("bandwidth %.0f B/s: %w", o.Bandwidth, err)
@@ -177,6 +183,26 @@ func (c *copyRun) execute(ctx context.Context, j registry.Job, rec job.Record, r
 		return rep, err
 	}
 	defer env.Close(context.WithoutCancel(ctx))
+
+	var thr *throttle.Throttle
+	if live != nil {
+		tctx, stopThrottle := context.WithCancel(ctx)
+		defer stopThrottle()
+		thr, err = throttle.Start(tctx, throttle.RunConfig{
+			Prober:     &throttle.Prober{Client: src, Table: o.Spec.Table, Logger: c.log},
+			Controller: throttle.Config{Target: o.ProtectSource, Ceiling: o.Bandwidth},
+			Read:       wcounters.BytesRead.Load,
+			Apply:      func(_ context.Context, rate float64) error { return live.Set(rate) },
+			Logger:     c.log.With("part", "throttle"),
+		})
+		if err != nil {
+			return rep, fmt.Errorf("job %s: --protect-source: %w", id, err)
+		}
+		c.log.Info("learning the source's idle read latency before the copy", "target", o.ProtectSource.String())
+		if err := thr.WaitWarm(ctx); err != nil {
+			return rep, fmt.Errorf("job %s: --protect-source: %w", id, err)
+		}
+	}
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
@@ -219,6 +245,10 @@ func (c *copyRun) execute(ctx context.Context, j registry.Job, rec job.Record, r
 	}
 	final.TasksDone, final.TasksFailed = int64(counts.Done), int64(counts.Failed)
 	progress.Fill(&rep, final)
+	if thr != nil {
+		thr.Status().Fill(&rep, o.ProtectSource)
+		rep.BandwidthLimit = live.Rate()
+	}
 	rep.UpdatedAt = time.Now().UTC()
 	switch {
 	case werr != nil:

@@ -135,13 +135,34 @@ type leadJob struct {
 	since        time.Time       // when this leader first saw it running
 	lastReport   time.Time
 	planFailures int
+	thr          *jobThrottle  // with protect-source, while the job runs
+	idle         time.Duration // the source's idle p99 learned before (protect-source)
+}
+
+// close stops what the leader runs for the job and closes its connections.
+func (lj *leadJob) close() {
+	lj.stopThrottle()
+	if lj.p != nil {
+		lj.p.Close()
+		lj.p = nil
+	}
+}
+
+// stopThrottle stops the job's throttle, keeping the idle p99 it learned.
+func (lj *leadJob) stopThrottle() {
+	if lj.thr == nil {
+		return
+	}
+	lj.thr.stop()
+	if st, ok := lj.thr.status(); ok && st.Idle > 0 {
+		lj.idle = st.Idle
+	}
+	lj.thr = nil
 }
 
 func (ld *leader) closeAll() {
 	for id, lj := range ld.jobs {
-		if lj.p != nil {
-			lj.p.Close()
-		}
+		lj.close()
 		delete(ld.jobs, id)
 	}
 }
@@ -173,9 +194,7 @@ func (ld *leader) serve(ctx context.Context) {
 		}
 		for id, lj := range ld.jobs {
 			if !live[id] {
-				if lj.p != nil {
-					lj.p.Close()
-				}
+				lj.close()
 				delete(ld.jobs, id)
 				ld.cfg.Metrics.ForgetJob(id)
 			}
@@ -192,9 +211,7 @@ const minLook = 200 * time.Millisecond
 func (ld *leader) forget(id string) {
 	ld.cfg.Metrics.ForgetJob(id)
 	if lj, ok := ld.jobs[id]; ok {
-		if lj.p != nil {
-			lj.p.Close()
-		}
+		lj.close()
 		delete(ld.jobs, id)
 	}
 }
@@ -227,6 +244,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		lj = &leadJob{rec: rec, seen: map[string]time.Time{}, counted: map[string]bool{}}
 		if rep, ok, err := LoadReport(ctx, reg, id); err == nil && ok {
 			lj.base = rep.Elapsed()
+			lj.idle = time.Duration(rep.ProbeIdleP99Ms * float64(time.Millisecond))
 		}
 		ld.jobs[id] = lj
 	}
@@ -242,6 +260,15 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		}
 	}
 	d := Decide(View{State: j.State, Counts: counts, Failures: failures, RetryLimit: lj.rec.Options.RetryLimit(), Now: time.Now()})
+	if !lj.rec.Options.ProtectSource.IsZero() {
+		switch {
+		case j.State == registry.JobRunning && lj.thr == nil && d.Step != StepFinish:
+			ld.log.Info("protecting the source: probing its read latency", "job", id, "target", lj.rec.Options.ProtectSource.String())
+			lj.thr = startThrottle(ctx, reg, id, lj.rec, lj.idle, ld.cfg.DialTimeout, ld.log)
+		case j.State != registry.JobRunning:
+			lj.stopThrottle()
+		}
+	}
 	switch d.Step {
 	case StepPlan:
 		return ld.plan(ctx, j, lj)
@@ -259,6 +286,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 			return err
 		}
 		rep := ld.report(ctx, j, lj, counts)
+		lj.stopThrottle()
 		return p.Finish(ctx, j, lj.rec, &rep)
 	case StepCancel:
 		return ld.cancel(ctx, j, lj, counts)
@@ -470,5 +498,16 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		}
 	}
 	rep.SetElapsed(lj.base + time.Since(lj.since))
+	if !lj.rec.Options.ProtectSource.IsZero() {
+		rep.ProtectSource = lj.rec.Options.ProtectSource.String()
+		rep.ProbeIdleP99Ms = float64(lj.idle) / float64(time.Millisecond)
+		if st, ok := lj.thr.status(); ok {
+			st.Fill(&rep, lj.rec.Options.ProtectSource)
+			ld.cfg.Metrics.SetThrottle(j.ID, st.Rate, st.P99.Seconds())
+		}
+		if lj.thr != nil {
+			lj.thr.loaded.Store(rep.BytesLoaded)
+		}
+	}
 	return rep
 }

@@ -28,6 +28,9 @@ type Options struct {
 	Workers int
 	// Bandwidth caps the bytes read per second, job-wide; 0 means no cap.
 	Bandwidth float64
+	// ProtectSource, when set, throttles the copy to keep the source's read
+	// p99 at its target (throttle/); Bandwidth is then its ceiling.
+	ProtectSource job.Protect
 	// CreateTable creates a missing target table, pre-split at the source's
 	// region boundaries inside the range.
 	CreateTable bool

@@ -80,5 +80,6 @@ func (p *Planner) record(snapshot string) job.Record {
 	o := p.o
 	return job.Record{Spec: o.Spec, Snapshot: snapshot, Source: o.Source, Target: o.Target,
 		Options: job.RunOptions{Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot,
-			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: p.detached}}
+			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: p.detached,
+			ProtectSource: o.ProtectSource}}
 }

@@ -15,6 +15,8 @@ type TaskCounts struct {
 type Master struct {
 	leading prometheus.Gauge
 	tasks   *prometheus.GaugeVec
+	rate    *prometheus.GaugeVec
+	p99     *prometheus.GaugeVec
 }
 
 // NewMaster makes a master's metrics and registers them on reg. connected
@@ -27,8 +29,14 @@ func NewMaster(reg prometheus.Registerer, connected func() bool) (*Master, error
 		tasks: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rangecopy_master_job_tasks",
 			Help: "Tasks of each running job, by status (pending, claimed, done, failed), as the leader last counted them."},
 			[]string{"job", "state"}),
+		rate: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rangecopy_master_throttle_rate_bytes_per_second",
+			Help: "The job-wide read rate the source throttle (protect-source) set for each job; 0 means no limit."},
+			[]string{"job"}),
+		p99: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rangecopy_master_source_probe_p99_seconds",
+			Help: "The p99 of the source throttle's probes (small Gets on the source) over its last window, for each job."},
+			[]string{"job"}),
 	}
-	cs := []prometheus.Collector{m.leading, m.tasks}
+	cs := []prometheus.Collector{m.leading, m.tasks, m.rate, m.p99}
 	if connected != nil {
 		cs = append(cs, sessionGauge("rangecopy_master", connected))
 	}
@@ -52,6 +60,8 @@ func (m *Master) SetLeading(leading bool) {
 	m.leading.Set(v)
 	if !leading {
 		m.tasks.Reset()
+		m.rate.Reset()
+		m.p99.Reset()
 	}
 }
 
@@ -72,4 +82,16 @@ func (m *Master) ForgetJob(job string) {
 		return
 	}
 	m.tasks.DeletePartialMatch(prometheus.Labels{"job": job})
+	m.rate.DeletePartialMatch(prometheus.Labels{"job": job})
+	m.p99.DeletePartialMatch(prometheus.Labels{"job": job})
+}
+
+// SetThrottle shows a job's source throttle: the rate it set (bytes/s, 0:
+// no limit) and its probes' p99 (seconds).
+func (m *Master) SetThrottle(job string, rate, p99Seconds float64) {
+	if m == nil {
+		return
+	}
+	m.rate.WithLabelValues(job).Set(rate)
+	m.p99.WithLabelValues(job).Set(p99Seconds)
 }

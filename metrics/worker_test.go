@@ -112,7 +112,17 @@ func TestMaster(t *testing.T) {
 	if got := testutil.ToFloat64(m.tasks.WithLabelValues("job-a", "pending")); got != 3 {
 		t.Errorf("pending %v, want 3", got)
 	}
+	m.SetThrottle("job-a", 5<<20, 0.012)
+	if got := testutil.ToFloat64(m.rate.WithLabelValues("job-a")); got != 5<<20 {
+		t.Errorf("throttle rate %v", got)
+	}
+	if got := testutil.ToFloat64(m.p99.WithLabelValues("job-a")); got != 0.012 {
+		t.Errorf("probe p99 %v", got)
+	}
 	m.ForgetJob("job-a")
+	if n := testutil.CollectAndCount(m.rate); n != 0 {
+		t.Errorf("%d throttle gauges after forgetting job-a", n)
+	}
 	if n := testutil.CollectAndCount(m.tasks); n != 4 {
 		t.Errorf("%d task gauges after forgetting job-a, want job-b's 4", n)
 	}
@@ -127,4 +137,5 @@ func TestMaster(t *testing.T) {
 	nilM.SetLeading(true)
 	nilM.SetTasks("j", TaskCounts{})
 	nilM.ForgetJob("j")
+	nilM.SetThrottle("j", 0, 0)
 }

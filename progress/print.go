@@ -138,6 +138,14 @@ func WriteText(w io.Writer, r job.Report) error {
 	if r.CreatedNamespace != "" {
 		fmt.Fprintf(&b, "  created the target namespace %s\n", r.CreatedNamespace)
 	}
+	if r.ProtectSource != "" {
+		rate := "none"
+		if r.ThrottleRate > 0 {
+			rate = Bytes(int64(r.ThrottleRate)) + "/s"
+		}
+		fmt.Fprintf(&b, "  source protected at %s: probe p99 %.1f ms (idle %.1f ms, target %.1f ms) over %d probes (%d failed); throttle %s, cut %d times\n",
+			r.ProtectSource, r.ProbeP99Ms, r.ProbeIdleP99Ms, r.ProbeTargetMs, r.Probes, r.ProbeErrors, rate, r.ThrottleDecreases)
+	}
 	if r.PinRetries > 0 {
 		fmt.Fprintf(&b, "  source snapshot taken again %d times after a failed one\n", r.PinRetries)
 	}

@@ -27,6 +27,7 @@ type copyFlags struct {
 	workers                           int
 	memory                            string
 	bandwidth                         string
+	protectSource                     string
 	taskSize                          string
 	createTable, keepSnapshot, dryRun bool
 	jsonOut                           bool
@@ -79,6 +80,8 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
       --start-time 1700000000000 --end-time 1700086400000 \
       --workers 8 --bandwidth 200MB/s --create-table
 
+  rangecopy copy --source ... --target ... --table ns:events --protect-source 2x
+
   rangecopy copy --detach --zk zk1,zk2,zk3:2181 --source ... --target ... --table ns:events
 
   rangecopy copy --server https://rc1:8080 --token-file ~/.rangecopy-token \
@@ -98,6 +101,7 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	fs.IntVar(&f.workers, "workers", 4, "tasks run at once")
 	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the workers' buffers, shared by the tasks that run at once (read-ahead shrinks as input files multiply); the Go heap's soft limit is this plus 64MiB unless GOMEMLIMIT is set")
 	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s (default none)")
+	fs.StringVar(&f.protectSource, "protect-source", "", "throttle the copy to keep the source's read p99 (small Gets probed on every region server) at a target: a factor of the p99 measured before the copy, e.g. 2x, or a latency, e.g. 20ms; --bandwidth is then the ceiling (default no throttle)")
 	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.keepSnapshot, "keep-snapshot", false, "keep the source snapshot when the copy is done")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
@@ -191,7 +195,7 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	req.Bandwidth, req.TaskSize, req.Retries = f.bandwidth, f.taskSize, f.retries
+	req.Bandwidth, req.TaskSize, req.Retries, req.ProtectSource = f.bandwidth, f.taskSize, f.retries, f.protectSource
 	req.CreateTable, req.KeepSnapshot = f.createTable, f.keepSnapshot
 	var spec job.Spec
 	var set job.Settings
@@ -210,7 +214,7 @@ func copyOptions(f copyFlags) (master.Options, error) {
 		return usage("--workers %d: at least 1", f.workers)
 	}
 	o.Workers = f.workers
-	o.Bandwidth, o.TaskBytes, o.Retries = set.Bandwidth, set.TaskBytes, set.Retries
+	o.Bandwidth, o.TaskBytes, o.Retries, o.ProtectSource = set.Bandwidth, set.TaskBytes, set.Retries, set.ProtectSource
 	o.CreateTable, o.KeepSnapshot, o.DryRun = f.createTable, f.keepSnapshot, f.dryRun
 	o.Resume = f.resume
 	if err := f.registry.check(); err != nil {
@@ -235,7 +239,7 @@ func parseMemory(s string) (int64, error) {
 // name registered clusters.
 func submissionOf(f copyFlags) (server.JobSubmission, error) {
 	if err := onlyWithoutServer(f.flags, "the server runs the job with its own workers and settings",
-		"workers", "dry-run", "resume", "detach", "zk-root", "work-dir", "user", "source-hdfs", "target-hdfs", "cpuprofile"); err != nil {
+		"workers", "dry-run", "resume", "detach", "zk-root", "work-dir", "user", "source-hdfs", "target-hdfs", "cpuprofile", "memory"); err != nil {
 		return server.JobSubmission{}, err
 	}
 	if f.source.spec == "" || f.target.spec == "" {
@@ -248,7 +252,7 @@ func submissionOf(f copyFlags) (server.JobSubmission, error) {
 	if err != nil {
 		return server.JobSubmission{}, err
 	}
-	req.Bandwidth, req.TaskSize, req.Retries = f.bandwidth, f.taskSize, f.retries
+	req.Bandwidth, req.TaskSize, req.Retries, req.ProtectSource = f.bandwidth, f.taskSize, f.retries, f.protectSource
 	req.CreateTable, req.KeepSnapshot = f.createTable, f.keepSnapshot
 	// The server checks it again; checking here names the flags.
 	if _, _, err := req.Resolve(); err != nil {
