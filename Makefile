@@ -3,7 +3,7 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build image-files image docs deps testenv-build testenv-up testenv-down testenv-status demo test bench vet fmt proto clean
+.PHONY: all build image-files image docs deps testenv-build testenv-up testenv-down testenv-status demo test bench bench-scale vet fmt proto clean
 
 all: build
 
@@ -60,6 +60,15 @@ test: deps
 SIZE ?= 2GiB
 bench: build
 	SIZE=$(SIZE) bash scripts/bench.sh
+
+## bench-scale: plan a synthetic table of REGIONS regions (default 100000, ten store files each)
+## into the running test environment's ZooKeeper and measure plan, register, nodes, job status,
+## a leader failover and 200 simulated workers claiming; writes bench/results/scale-<time>.json
+## (SCALE_FLAGS: more flags of bench/cmd/scale). Needs RANGECOPY_TESTENV (a running harness).
+REGIONS ?= 100000
+bench-scale: build
+	go build -o bin/scale ./bench/cmd/scale
+	bin/scale -regions $(REGIONS) -rangecopy bin/rangecopy -command "make bench-scale REGIONS=$(REGIONS)$(if $(SCALE_FLAGS), SCALE_FLAGS=\"$(SCALE_FLAGS)\")" $(SCALE_FLAGS)
 
 vet:
 	go vet ./...

@@ -45,8 +45,9 @@ func (p *Planner) pin(ctx context.Context, name string) (*snapshot.Pinned, error
 	return pd, nil
 }
 
-// taskSpecs encodes a plan's tasks with their resolved inputs.
-func taskSpecs(pd *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
+// TaskSpecs encodes a plan's tasks with their resolved inputs, as Plan
+// registers them (bench/cmd/scale encodes a synthetic plan with it).
+func TaskSpecs(pd *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 	tasks := make([]registry.Task, 0, len(plan.Tasks))
 	for _, t := range plan.Tasks {
 		ts := job.TaskSpec{Task: t}
@@ -121,7 +122,7 @@ func (p *Planner) Plan(ctx context.Context, j registry.Job, rec job.Record, rep 
 		return j, fmt.Errorf("plan job %s: %w", j.ID, err)
 	}
 	rep.FilesPruned = len(plan.Pruned)
-	tasks, err := taskSpecs(pd, plan)
+	tasks, err := TaskSpecs(pd, plan)
 	if err != nil {
 		return j, fmt.Errorf("plan job %s: %w", j.ID, err)
 	}

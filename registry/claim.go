@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -326,29 +327,76 @@ func (c *Claim) Valid(ctx context.Context) (bool, error) {
 	return ok && st.Version == c.epoch && c.r.conn.SessionID() == c.session && !isClosed(c.lost), nil
 }
 
-// ClaimAny claims some claimable task of a job for a worker: it looks
-// through the buckets from start (mod Buckets; spread workers' starts, e.g. by
-// a hash of the worker id, so they do not all race for the same tasks) and
-// tries the tasks no one holds. Nothing claimable is ErrNotFound.
+// ClaimAny claims some claimable task of a job for a worker: first an
+// orphan (a task that saved a checkpoint and that no one holds or finished:
+// its holder died or released it), then a pending one, looking through the
+// buckets from start (mod Buckets; spread workers' starts, e.g. by a hash of
+// the worker id, so they do not all race for the same tasks). Nothing
+// claimable is ErrNotFound.
+//
+// The registry remembers per job which buckets may hold claimable tasks and
+// the orphans, from a sweep of the buckets' sizes (see claimHint): a claim on
+// a job with few claimable tasks left visits only their buckets. A sweep runs
+// at the first claim, once every session timeout (a dead holder's claims go
+// with its session: its orphans are found within about two session
+// timeouts), and when the buckets thought open are used up, but then at
+// most once a second: in that second a task given back in a bucket found
+// empty may be answered ErrNotFound.
 func (r *Registry) ClaimAny(ctx context.Context, job, worker string, start int) (*Claim, error) {
+	if err := validateTask(job, worker); err != nil {
+		return nil, err
+	}
 	start = ((start % Buckets) + Buckets) % Buckets
-	for i := 0; i < Buckets; i++ {
-		b := (start + i) % Buckets
-		ids, err := r.Claimable(ctx, job, b)
-		if err != nil {
+	h := r.claimHint(job)
+	swept := false
+	if h.due(time.Now(), r.sweepEvery()) {
+		if err := r.sweep(ctx, job, h); err != nil {
 			return nil, err
 		}
-		for _, id := range ids {
-			c, err := r.ClaimTask(ctx, job, id, worker)
-			switch {
-			case err == nil:
-				return c, nil
-			case errors.Is(err, ErrClaimed), errors.Is(err, ErrFinished), errors.Is(err, ErrConflict), errors.Is(err, ErrNotFound):
-				// Someone got there first; try the next one.
-			default:
-				return nil, err
+		swept = true
+	}
+	for {
+		for id := h.nextOrphan(); id != ""; id = h.nextOrphan() {
+			c, err := r.tryClaim(ctx, job, id, worker)
+			if c != nil || err != nil {
+				return c, err
 			}
 		}
+		for i := 0; i < Buckets; i++ {
+			b := (start + i) % Buckets
+			if !h.isOpen(b) {
+				continue
+			}
+			ids, err := r.Claimable(ctx, job, b)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range ids {
+				c, err := r.tryClaim(ctx, job, id, worker)
+				if c != nil || err != nil {
+					return c, err
+				}
+			}
+			h.close(b)
+		}
+		if swept || !h.mayResweep(time.Now()) {
+			return nil, fmt.Errorf("registry: job %s: no claimable task: %w", job, ErrNotFound)
+		}
+		if err := r.sweep(ctx, job, h); err != nil {
+			return nil, err
+		}
+		swept = true
 	}
-	return nil, fmt.Errorf("registry: job %s: no claimable task: %w", job, ErrNotFound)
+}
+
+// tryClaim claims a task, or returns (nil, nil) when someone got there first.
+func (r *Registry) tryClaim(ctx context.Context, job, task, worker string) (*Claim, error) {
+	c, err := r.ClaimTask(ctx, job, task, worker)
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.Is(err, ErrClaimed), errors.Is(err, ErrFinished), errors.Is(err, ErrConflict), errors.Is(err, ErrNotFound):
+		return nil, nil
+	}
+	return nil, err
 }

@@ -39,7 +39,11 @@ func (r *Registry) CreateJob(ctx context.Context, id string, spec []byte) (Job, 
 		&zk.CreateRequest{Path: r.p.events(id), Acl: openACL},
 	}
 	for _, k := range kinds {
-		ops = append(ops, &zk.CreateRequest{Path: r.p.dir(id, k), Acl: openACL})
+		var data []byte
+		if k == kindTasks {
+			data = digestFresh // AddTasks: no task added yet
+		}
+		ops = append(ops, &zk.CreateRequest{Path: r.p.dir(id, k), Data: data, Acl: openACL})
 		for b := 0; b < Buckets; b++ {
 			ops = append(ops, &zk.CreateRequest{Path: r.p.bucketDir(id, k, b), Acl: openACL})
 		}
@@ -121,6 +125,7 @@ func (r *Registry) DeleteJob(ctx context.Context, id string) error {
 	if err := ValidateJobID(id); err != nil {
 		return fmt.Errorf("registry: job: %w", err)
 	}
+	r.forgetHint(id)
 	if err := r.deleteTree(ctx, r.p.job(id)); err != nil {
 		return fmt.Errorf("registry: delete job %s: %w", id, err)
 	}

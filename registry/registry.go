@@ -49,6 +49,9 @@ type Registry struct {
 	downTimer *time.Timer
 	workers   map[string]Worker // registrations to restore in a new session
 
+	hintsMu sync.Mutex
+	hints   map[string]*claimHint // ClaimAny's memory of each job
+
 	sessionUp chan struct{} // cap 1: a session was (re)established
 	closed    chan struct{}
 	closeOnce sync.Once

@@ -106,7 +106,7 @@ func TestScale20k(t *testing.T) {
 	createJob := len(kinds)*Buckets*(len(r.p.bucketDir("big", kindCheckpoints, 0))+48) + 1000
 	t.Logf("add %d tasks (%d-byte specs, batches of <= %d KiB or %d ops): %v (%.0f tasks/s)",
 		n, maxSpec, batchBytes>>10, batchOps, add, float64(n)/add.Seconds())
-	t.Logf("add them all again (a re-plan: each checked against its stored spec): %v", readd)
+	t.Logf("add them all again (a re-plan of the same list: ids trusted by the digest): %v", readd)
 	t.Logf("list all task ids (%d children listings): %v", Buckets, list)
 	t.Logf("claim 600, finish 400: %v (%.1f ms per claim+result)", work, float64(work.Milliseconds())/600)
 	t.Logf("count by status (%d children listings): %v: %+v", len(kindsByStatus)*Buckets, count, c)

@@ -3,6 +3,9 @@ package registry
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +31,12 @@ const (
 // 1000 nodes. It is idempotent: a task already registered with the same spec
 // is left alone (a master that re-plans after a crash adds the same tasks
 // again); with another spec it is ErrExists. Tasks of a batch appear together.
+//
+// Re-adding is cheap when nothing changed: the job's tasks folder holds the
+// digest of the task list being registered (see tasksDigest), and a task
+// created while it holds that digest was created from that list. A re-add of
+// the same list skips the ids registered already without reading their
+// specs; another list reads the spec of every id registered already, once.
 func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error {
 	if err := ValidateJobID(job); err != nil {
 		return fmt.Errorf("registry: job: %w", err)
@@ -45,23 +54,116 @@ func (r *Registry) AddTasks(ctx context.Context, job string, tasks []Task) error
 			return fmt.Errorf("registry: job %s: task %s: spec of %d bytes: %w (max %d)", job, t.ID, len(t.Spec), ErrTooLarge, MaxSpec)
 		}
 	}
-	// The ids registered already, loaded at the first conflict (a re-plan
-	// adds tasks that are there) and then used to leave them out up front.
-	var registered map[string]bool
 	sizes := make([]int, len(tasks))
 	for i, t := range tasks {
 		// The create's path and data, and about 48 bytes of framing.
 		sizes[i] = len(r.p.task(job, t.ID)) + len(t.Spec) + 48
 	}
-	start := 0
-	for _, end := range splitBatches(sizes, batchBytes, batchOps) {
-		if err := r.addBatch(ctx, job, tasks[start:end], &registered); err != nil {
+	ends := splitBatches(sizes, batchBytes, batchOps)
+	digest := tasksDigest(tasks)
+	dir := r.p.dir(job, kindTasks)
+	for attempt := 0; ; attempt++ {
+		if err := r.alive(ctx); err != nil {
 			return err
 		}
-		start = end
+		// The folder's digest says whether ids registered can be trusted;
+		// every batch is checked against the version read here, so that a
+		// planner adding another list meanwhile is noticed.
+		stored, st, err := r.conn.Get(dir)
+		if err != nil {
+			return notFound(err, "add tasks: job %s", job)
+		}
+		mode := addMode(stored, digest)
+		version := st.Version
+		if mode.set != nil {
+			if st, err = r.conn.Set(dir, mode.set, version); err != nil {
+				if errors.Is(err, zk.ErrBadVersion) && attempt < 5 {
+					continue
+				}
+				return fmt.Errorf("registry: job %s: mark the tasks being added: %w", job, err)
+			}
+			version = st.Version
+		}
+		// The ids registered already, loaded at the first conflict (a re-plan
+		// adds tasks that are there) and then used to leave them out up front.
+		var registered map[string]bool
+		start := 0
+		for _, end := range ends {
+			if err = r.addBatch(ctx, job, tasks[start:end], &registered, mode.trust, version); err != nil {
+				break
+			}
+			start = end
+		}
+		if errors.Is(err, errDigestMoved) && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !mode.trust {
+			// Every task of the list is registered with its spec: the list's
+			// digest may now vouch for them.
+			if _, err := r.conn.Set(dir, digest, version); err != nil && !errors.Is(err, zk.ErrBadVersion) {
+				return fmt.Errorf("registry: job %s: store the digest of the tasks: %w", job, err)
+			}
+		}
+		return nil
 	}
-	return nil
 }
+
+// digestFresh is the tasks folder's data of a job that CreateJob made: no
+// task was added yet. digestUnknown marks a folder whose tasks may come from
+// several lists (an AddTasks of a list other than the one the folder named
+// is under way, or ended part way).
+var (
+	digestFresh   = []byte("fresh")
+	digestUnknown = []byte("unknown")
+)
+
+// tasksDigest is "sha256:" and the hex SHA-256 of a task list: each id and
+// spec with its length.
+func tasksDigest(tasks []Task) []byte {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, t := range tasks {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(t.ID)))])
+		h.Write([]byte(t.ID))
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(t.Spec)))])
+		h.Write(t.Spec)
+	}
+	return []byte("sha256:" + hex.EncodeToString(h.Sum(nil)))
+}
+
+// addPlan is how AddTasks goes about a list: whether registered ids are
+// trusted to hold the list's specs, and what to write into the tasks folder
+// first (nil: nothing).
+type addPlan struct {
+	trust bool
+	set   []byte
+}
+
+// addMode decides from the tasks folder's data how to add a list of the given
+// digest. The folder's data keeps one promise: while it holds a list's
+// digest, every registered task whose id is in that list has that list's
+// spec. A fresh job has no task, so it may name the list at once; a folder
+// naming the same list is trusted; anything else is marked unknown while the
+// list is added with every registered spec compared, and names the list once
+// it is all in.
+func addMode(stored, digest []byte) addPlan {
+	switch {
+	case bytes.Equal(stored, digest):
+		return addPlan{trust: true}
+	case bytes.Equal(stored, digestFresh):
+		return addPlan{trust: true, set: digest}
+	case bytes.Equal(stored, digestUnknown):
+		return addPlan{}
+	}
+	return addPlan{set: digestUnknown}
+}
+
+// errDigestMoved says the tasks folder changed under a batch: another
+// AddTasks runs; AddTasks starts over.
+var errDigestMoved = errors.New("registry: the job's task list changed meanwhile")
 
 // splitBatches cuts items of the given sizes into consecutive batches of at
 // most maxBytes and maxOps, and returns the end of each batch. An item larger
@@ -83,18 +185,22 @@ func splitBatches(sizes []int, maxBytes, maxOps int) []int {
 	return ends
 }
 
-func (r *Registry) addBatch(ctx context.Context, job string, batch []Task, registered *map[string]bool) error {
+// addBatch creates a batch's tasks, checked against the tasks folder's
+// version. Tasks registered already are left out: trusted, or compared with
+// their stored spec.
+func (r *Registry) addBatch(ctx context.Context, job string, batch []Task, registered *map[string]bool, trust bool, version int32) error {
 	for attempt := 0; len(batch) > 0; attempt++ {
 		if *registered != nil {
 			var err error
-			if batch, err = r.leaveOutRegistered(ctx, job, batch, *registered); err != nil || len(batch) == 0 {
+			if batch, err = r.leaveOutRegistered(ctx, job, batch, *registered, trust); err != nil || len(batch) == 0 {
 				return err
 			}
 		}
 		if err := r.alive(ctx); err != nil {
 			return err
 		}
-		ops := make([]any, 0, len(batch)+1)
+		ops := make([]any, 0, len(batch)+2)
+		ops = append(ops, &zk.CheckVersionRequest{Path: r.p.dir(job, kindTasks), Version: version})
 		for _, t := range batch {
 			ops = append(ops, &zk.CreateRequest{Path: r.p.task(job, t.ID), Data: t.Spec, Acl: openACL})
 		}
@@ -103,9 +209,11 @@ func (r *Registry) addBatch(ctx context.Context, job string, batch []Task, regis
 		switch {
 		case err == nil:
 			return nil
+		case i == 0 && errors.Is(err, zk.ErrBadVersion):
+			return errDigestMoved
 		case errors.Is(err, zk.ErrNoNode):
 			return fmt.Errorf("registry: add tasks: job %s: %w", job, ErrNotFound)
-		case errors.Is(err, zk.ErrNodeExists) && i >= 0 && i < len(batch) && attempt < 5:
+		case errors.Is(err, zk.ErrNodeExists) && i >= 1 && i <= len(batch) && attempt < 5:
 			// Some are registered already: load (again) which ones.
 			lists, err := r.listAll(ctx, job, kindTasks)
 			if err != nil {
@@ -125,8 +233,9 @@ func (r *Registry) addBatch(ctx context.Context, job string, batch []Task, regis
 }
 
 // leaveOutRegistered returns the tasks of a batch that are not registered
-// yet; a registered one with another spec is ErrExists.
-func (r *Registry) leaveOutRegistered(ctx context.Context, job string, batch []Task, registered map[string]bool) ([]Task, error) {
+// yet; a registered one is left out if trusted, else compared with its
+// stored spec (another spec is ErrExists).
+func (r *Registry) leaveOutRegistered(ctx context.Context, job string, batch []Task, registered map[string]bool, trust bool) ([]Task, error) {
 	var keep, check []Task
 	for _, t := range batch {
 		if registered[t.ID] {
@@ -134,6 +243,9 @@ func (r *Registry) leaveOutRegistered(ctx context.Context, job string, batch []T
 		} else {
 			keep = append(keep, t)
 		}
+	}
+	if trust {
+		return keep, nil
 	}
 	err := parallel(ctx, len(check), 16, func(i int) error {
 		t := check[i]
