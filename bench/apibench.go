@@ -237,23 +237,33 @@ func (e *Env) seedCatalog(ctx context.Context, path string, t *Table, n int) ([]
 }
 
 // procCPUSeconds is a process's user+system CPU time from /proc/<pid>/stat
-// (0 when unreadable), in the kernel's 100 Hz clock ticks.
+// (0 when unreadable).
 func procCPUSeconds(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
-	s := string(b)
-	// The command name may hold spaces: fields start after its ')'.
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		s = s[i+1:]
+	return statCPUSeconds(string(b))
+}
+
+// statCPUSeconds reads utime and stime (fields 14 and 15, in the kernel's
+// 100 Hz clock ticks) of a /proc/<pid>/stat line; 0 when it is not one.
+func statCPUSeconds(stat string) float64 {
+	// The command name may hold spaces and parentheses: fields go on after
+	// its last ')'.
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
 	}
-	f := strings.Fields(s)
+	f := strings.Fields(stat[i+1:])
+	// f[0] is field 3 (the state): utime is f[11], stime f[12].
 	if len(f) < 13 {
 		return 0
 	}
-	// After the name: state is field 3 of stat, utime 14, stime 15.
-	u, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
+	u, err1 := strconv.ParseFloat(f[11], 64)
+	st, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
 	return (u + st) / 100
 }
