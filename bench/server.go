@@ -191,34 +191,48 @@ func (e *Env) registerClusters(ctx context.Context, p *serverProc) error {
 type clusterLike struct{ zk, parent, root, user string }
 
 // runJob submits a job and polls it every 20 ms until it ends; it returns the
-// job as last seen and the time from submission to its end. A job that ends
-// other than done is an error.
-func (p *serverProc) runJob(ctx context.Context, sub server.JobSubmission, timeout time.Duration) (server.JobOut, time.Duration, error) {
+// job as last seen, the time from submission to its end and how many looks
+// failed on the way. A job that ends other than done is an error.
+func (p *serverProc) runJob(ctx context.Context, sub server.JobSubmission, timeout time.Duration) (server.JobOut, time.Duration, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
 	var j server.JobOut
 	if err := p.call(ctx, http.MethodPost, "/jobs", sub, &j); err != nil {
-		return j, time.Since(start), fmt.Errorf("submit: %w", err)
+		return j, time.Since(start), 0, fmt.Errorf("submit: %w", err)
 	}
 	id := j.ID
+	failed := 0
+	var failing time.Time
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for !finalState(j.State) {
 		select {
 		case <-ctx.Done():
-			return j, time.Since(start), fmt.Errorf("job %s: still %s after %s", id, j.State, timeout)
+			return j, time.Since(start), failed, fmt.Errorf("job %s: still %s after %s", id, j.State, timeout)
 		case <-t.C:
 		}
-		if err := p.call(ctx, http.MethodGet, "/jobs/"+id, nil, &j); err != nil {
-			return j, time.Since(start), fmt.Errorf("job %s: %w", id, err)
+		// A failed look (the registry's ZooKeeper away for a moment
+		// answers 500) is tried again; a minute of failures in a row ends
+		// the wait.
+		var next server.JobOut
+		if err := p.call(ctx, http.MethodGet, "/jobs/"+id, nil, &next); err != nil {
+			failed++
+			if failing.IsZero() {
+				failing = time.Now()
+			}
+			if time.Since(failing) > time.Minute {
+				return j, time.Since(start), failed, fmt.Errorf("job %s: a minute of failed looks, the last: %w", id, err)
+			}
+			continue
 		}
+		j, failing = next, time.Time{}
 	}
 	took := time.Since(start)
 	if j.State != "done" {
-		return j, took, fmt.Errorf("job %s ended %s: %s", id, j.State, j.LastError)
+		return j, took, failed, fmt.Errorf("job %s ended %s: %s", id, j.State, j.LastError)
 	}
-	return j, took, nil
+	return j, took, failed, nil
 }
 
 func finalState(s string) bool {
@@ -264,14 +278,14 @@ func (e *Env) serverIncremental(ctx context.Context, t *Table, target string) (c
 	defer e.dropTarget(context.WithoutCancel(ctx), warmTable, RangecopyServerIncremental, t)
 	warm := server.JobSubmission{Source: "source", Target: "target", Request: job.Request{Table: t.Table, TargetTable: warmTable,
 		StartRow: string(RowKey(0)), StopRow: string(RowKey(0)) + `\x00`, CreateTable: true}}
-	_, warmTook, err := p.runJob(ctx, warm, 5*time.Minute)
+	_, warmTook, _, err := p.runJob(ctx, warm, 5*time.Minute)
 	if err != nil {
 		return c, fmt.Errorf("warm-up job: %w", err)
 	}
 	e.Logger.Info("server warm", "start_s", fmt.Sprintf("%.2f", up.Seconds()), "warmup_s", fmt.Sprintf("%.2f", warmTook.Seconds()))
 	sub := server.JobSubmission{Source: "source", Target: "target", Request: job.Request{Table: t.Table, TargetTable: target,
 		StartTime: &ts, CreateTable: true}}
-	j, took, err := p.runJob(ctx, sub, 30*time.Minute)
+	j, took, failedLooks, err := p.runJob(ctx, sub, 30*time.Minute)
 	c.wall = took.Seconds()
 	stop()
 	c.peakRSS, c.cpuSeconds = x.PeakRSS, x.CPUSeconds
@@ -282,7 +296,7 @@ func (e *Env) serverIncremental(ctx context.Context, t *Table, target string) (c
 	c.bytes, c.filesPruned, c.copySeconds = rep.BytesRead, rep.FilesPruned, rep.Seconds()
 	c.note = fmt.Sprintf("rangecopy server --workers %d, own data dir and registry root; server up in %.2f s, warm-up job (1 row) %.2f s; "+
 		"time is POST /jobs to GET /jobs/{id} done (polled every 20 ms); job %.1f s, %d tasks, %d files loaded; "+
-		"worker RSS and CPU are the server process's over its life", e.Workers, up.Seconds(), warmTook.Seconds(), rep.Seconds(), rep.Tasks, rep.FilesLoaded)
+		"%d failed looks; worker RSS and CPU are the server process's over its life", e.Workers, up.Seconds(), warmTook.Seconds(), rep.Seconds(), rep.Tasks, rep.FilesLoaded, failedLooks)
 	if err != nil {
 		return c, fmt.Errorf("server job: %w", err)
 	}
