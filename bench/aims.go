@@ -66,6 +66,7 @@ func Aims(r *Run) []Aim {
 	atLeast("rangecopy whole table vs CopyTable", "≥ 10×", RangecopyFull, CopyTable, 10)
 	atLeast("rangecopy 10% key range vs ExportSnapshot of the whole table", "≥ 5×", RangecopyRange, ExportSnapshot, 5)
 	atLeast("rangecopy newest 1% (incremental) vs rangecopy whole table", "≥ 20×", RangecopyIncremental, RangecopyFull, 20)
+	atLeast("newest 1% via a warm server vs rangecopy whole table", "≥ 20×", RangecopyServerIncremental, RangecopyFull, 20)
 
 	p99 := Aim{Name: "source Get p99 during rangecopy whole table vs idle", Want: "≤ 1.2×"}
 	if x, ok := get(RangecopyFull); ok && r.Idle.P99 > 0 && x.Latency.Count > 0 {
@@ -89,6 +90,18 @@ func Aims(r *Run) []Aim {
 		bw.Status = statusOf(bw.Value >= 0.9 && bw.Value <= 1.1)
 	}
 	out = append(out, bw)
+
+	p99api := Aim{Name: "server GET /jobs/{id} p99, 50 clients, 1,000 jobs", Want: "< 50 ms"}
+	rssapi := Aim{Name: "server peak RSS meanwhile (no embedded workers)", Want: "< 256 MiB"}
+	if a := r.API; a != nil && a.Error == "" && a.Latency.Count > 0 {
+		p99api.Value = a.Latency.P99
+		p99api.Got = fmt.Sprintf("%.1f ms (%d clients, %d jobs, %d errors)", a.Latency.P99, a.Clients, a.Jobs, a.Latency.Errors)
+		p99api.Status = statusOf(a.Latency.P99 < 50 && a.Latency.Errors == 0)
+		rssapi.Value = float64(a.PeakRSS)
+		rssapi.Got = humanBytes(a.PeakRSS)
+		rssapi.Status = statusOf(a.PeakRSS > 0 && a.PeakRSS < 256<<20)
+	}
+	out = append(out, p99api, rssapi)
 	return out
 }
 

@@ -96,6 +96,16 @@ func Markdown(r *Run, jsonPath, chartPath string) string {
 			lat, files, x.Verified)
 	}
 	p("\n\"vs X\" is X's wall time over this method's: how many times faster than X this method finished (for the range and incremental rows, against a copy of the whole table). MB/s counts what the method moved: HFile bytes for the file copiers (rangecopy: bytes it read), the table's HFile bytes for CopyTable and scan+put. Worker CPU is the copying process's user+system time; harness CPU that of the harness JVM (both clusters and the Java tools); source RS CPU that of the source region servers' named threads (RPC handlers, executors, chores), all during the copy.\n\n")
+	if a := r.API; a != nil {
+		p("**Server API** (method server-api): a rangecopy server without embedded workers, on a SQLite catalog seeded with %d ended jobs (ids and specs as the server makes them, final reports); %d HTTP clients with kept-alive connections GET /api/v1/jobs/{id} of random jobs for %.1f s.", a.Jobs, a.Clients, a.Latency.Seconds)
+		if a.Error != "" {
+			p(" Failed: %s.", oneLine(a.Error))
+		}
+		p("\n\n| requests | req/s | p50 | p99 | p99.9 | max | errors | server peak RSS (VmHWM) | server CPU during the GETs | list all %d, limit=100 |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", a.Jobs)
+		p("| %d | %.0f | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %d | %s | %.1f s | %d pages, %.3f s |\n\n",
+			a.Latency.Count, a.RequestsPerSecond, a.Latency.P50, a.Latency.P99, a.Latency.P999, a.Latency.Max, a.Latency.Errors,
+			humanBytes(a.PeakRSS), a.CPUSeconds, a.ListPages, a.ListSeconds)
+	}
 	p("| aim | want | measured | |\n|---|---|---|---|\n")
 	for _, a := range Aims(r) {
 		got := a.Got

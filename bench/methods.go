@@ -26,7 +26,10 @@ type copied struct {
 	cpuSeconds              float64
 	filesTotal, filesPruned int
 	copySeconds             float64
-	note                    string
+	// wall, when set, is the span the method times (for the server: one
+	// job's submission to its end), in place of the executor's whole run.
+	wall float64
+	note string
 	// scope decides which source rows the target should hold afterwards.
 	scope func(i int64) bool
 }
@@ -77,6 +80,10 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		ts := Timestamp(from, t.Rows, t.StartMs, t.SpanMs)
 		r.Scope = fmt.Sprintf("cells with time ≥ %d (newest 1%%)", ts)
 		c, err = e.rangecopy(ctx, t, target, m, []string{"--start-time", strconv.FormatInt(ts, 10)})
+	case RangecopyServerIncremental:
+		ts := Timestamp(NewestFrom(t.Rows, 0.01), t.Rows, t.StartMs, t.SpanMs)
+		r.Scope = fmt.Sprintf("cells with time ≥ %d (newest 1%%), via the server", ts)
+		c, err = e.serverIncremental(ctx, t, target)
 	case RangecopyBandwidth:
 		if bandwidth <= 0 {
 			err = fmt.Errorf("no bandwidth to set: the whole-table rangecopy rate was not measured")
@@ -90,6 +97,9 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		err = fmt.Errorf("unknown method %v", m)
 	}
 	r.Seconds = time.Since(start).Seconds()
+	if c.wall > 0 {
+		r.Seconds = c.wall
+	}
 	r.Latency = stopGets()
 	r.HarnessPeakRSS = stopRSS()
 	if cpu1, err1 := e.Source.CPU(ctx); cpuErr == nil && err1 == nil {

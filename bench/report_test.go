@@ -34,7 +34,12 @@ func sampleRun() *Run {
 			{Method: RangecopyIncremental, Scope: "newest 1%", Bytes: 1e7, Seconds: 1, FilesTotal: 32, FilesPruned: 16},
 			// 40 MB/s under 40 MB/s.
 			{Method: RangecopyBandwidth, Scope: "whole table", Bytes: 1e9, Seconds: 25, BandwidthLimit: 40e6},
+			// 12.5 / 0.5 = 25×: met.
+			{Method: RangecopyServerIncremental, Scope: "newest 1%, via the server", Bytes: 1e7, Seconds: 0.5, WorkerPeakRSS: 90 << 20, FilesTotal: 32, FilesPruned: 16, Verified: 50},
 		},
+		// p99 60 ms: missed; 60 MiB: met.
+		API: &APIResult{Jobs: 1000, Clients: 50, Latency: Latency{Count: 20000, P50: 5, P99: 60, P999: 80, Max: 90, Seconds: 10},
+			RequestsPerSecond: 2000, PeakRSS: 60 << 20, CPUSeconds: 7.5, ListPages: 10, ListJobs: 1000, ListSeconds: 0.05},
 	}
 }
 
@@ -55,6 +60,9 @@ func TestAims(t *testing.T) {
 		{"rangecopy newest 1% (incremental) vs rangecopy whole table", Missed, 12.5},
 		{"source Get p99 during rangecopy whole table vs idle", Met, 1.1},
 		{"rangecopy --bandwidth: measured rate vs the limit", Met, 1},
+		{"newest 1% via a warm server vs rangecopy whole table", Met, 25},
+		{"server GET /jobs/{id} p99, 50 clients, 1,000 jobs", Missed, 60},
+		{"server peak RSS meanwhile (no embedded workers)", Met, 60 << 20},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d aims, want %d", len(got), len(want))
@@ -73,6 +81,7 @@ func TestAims(t *testing.T) {
 func TestAimsNotMeasured(t *testing.T) {
 	r := sampleRun()
 	r.Results = r.Results[:1]
+	r.API = nil
 	for _, a := range Aims(r) {
 		if a.Status != NotMeasured || a.Got != "" {
 			t.Errorf("%s: %v %q with only the raw copy measured", a.Name, a.Status, a.Got)
@@ -94,6 +103,9 @@ func TestMarkdown(t *testing.T) {
 		"| rangecopy whole table vs CopyTable | ≥ 10× | 8.00× | missed |",
 		"7 days",
 		"| 1.00 / 40.00 / 80.00 (10 of 1000 failed) |",
+		"| newest 1% via the server | newest 1%, via the server | 0.5 s | 20.0 |",
+		"| 20000 | 2000 | 5.00 ms | 60.00 ms | 80.00 ms | 90.00 ms | 0 | 60 MiB | 7.5 s | 10 pages, 0.050 s |",
+		"| server GET /jobs/{id} p99, 50 clients, 1,000 jobs | < 50 ms | 60.0 ms (50 clients, 1000 jobs, 0 errors) | missed |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)

@@ -21,33 +21,44 @@ const (
 	RangecopyIncremental
 	RangecopyBandwidth
 	RangecopyProtect
+	// RangecopyServerIncremental is RangecopyIncremental submitted to a
+	// warm rangecopy server (a process of its own) through its REST API.
+	RangecopyServerIncremental
+	// ServerAPI is not a copy: it measures GET /api/v1/jobs/{id} under
+	// concurrent clients on a server whose catalog holds many jobs (the
+	// run's API section, not a row of the table).
+	ServerAPI
 )
 
 // Methods lists every method in run order.
-var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect}
+var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect, RangecopyServerIncremental, ServerAPI}
 
 var methodNames = map[Method]string{
-	RawHDFS:              "raw-hdfs",
-	ExportSnapshot:       "exportsnapshot",
-	CopyTable:            "copytable",
-	ScanPut:              "scan-put",
-	RangecopyFull:        "rangecopy",
-	RangecopyRange:       "rangecopy-range10",
-	RangecopyIncremental: "rangecopy-newest1",
-	RangecopyBandwidth:   "rangecopy-bandwidth",
-	RangecopyProtect:     "rangecopy-protect",
+	RawHDFS:                    "raw-hdfs",
+	ExportSnapshot:             "exportsnapshot",
+	CopyTable:                  "copytable",
+	ScanPut:                    "scan-put",
+	RangecopyFull:              "rangecopy",
+	RangecopyRange:             "rangecopy-range10",
+	RangecopyIncremental:       "rangecopy-newest1",
+	RangecopyBandwidth:         "rangecopy-bandwidth",
+	RangecopyProtect:           "rangecopy-protect",
+	RangecopyServerIncremental: "server-newest-1pct",
+	ServerAPI:                  "server-api",
 }
 
 var methodTitles = map[Method]string{
-	RawHDFS:              "raw HDFS copy (limit)",
-	ExportSnapshot:       "ExportSnapshot + clone",
-	CopyTable:            "CopyTable",
-	ScanPut:              "scan+put (our client)",
-	RangecopyFull:        "rangecopy, whole table",
-	RangecopyRange:       "rangecopy, 10% key range",
-	RangecopyIncremental: "rangecopy, newest 1% by time",
-	RangecopyBandwidth:   "rangecopy, --bandwidth half",
-	RangecopyProtect:     "rangecopy, --protect-source 2x",
+	RawHDFS:                    "raw HDFS copy (limit)",
+	ExportSnapshot:             "ExportSnapshot + clone",
+	CopyTable:                  "CopyTable",
+	ScanPut:                    "scan+put (our client)",
+	RangecopyFull:              "rangecopy, whole table",
+	RangecopyRange:             "rangecopy, 10% key range",
+	RangecopyIncremental:       "rangecopy, newest 1% by time",
+	RangecopyBandwidth:         "rangecopy, --bandwidth half",
+	RangecopyProtect:           "rangecopy, --protect-source 2x",
+	RangecopyServerIncremental: "newest 1% via the server",
+	ServerAPI:                  "server API under load",
 }
 
 // String returns the method's short name, as flags and JSON spell it.
@@ -92,7 +103,7 @@ func (m *Method) UnmarshalText(b []byte) error {
 // WholeTable reports whether the method copies the whole table (and so is
 // comparable by wall time with the others that do).
 func (m Method) WholeTable() bool {
-	return m != RangecopyRange && m != RangecopyIncremental
+	return m != RangecopyRange && m != RangecopyIncremental && m != RangecopyServerIncremental && m != ServerAPI
 }
 
 // Result is what one method measured.
@@ -202,6 +213,8 @@ type Run struct {
 	// Idle is the Get workload with nothing copying.
 	Idle    Latency  `json:"idle"`
 	Results []Result `json:"results"`
+	// API is the server API measurement (method server-api), when run.
+	API *APIResult `json:"api,omitempty"`
 }
 
 // Result returns the result of method m, if the run measured it.

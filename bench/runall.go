@@ -33,7 +33,7 @@ type Options struct {
 
 // runOrder is the order methods run in: the bandwidth-limited copy needs the
 // whole-table rate first.
-var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect, ExportSnapshot, CopyTable, ScanPut}
+var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyServerIncremental, RangecopyBandwidth, RangecopyProtect, ServerAPI, ExportSnapshot, CopyTable, ScanPut}
 
 // RunAll loads the table, measures the idle Get workload, then every method,
 // and returns the run, results in Methods order. A method that fails is a
@@ -68,6 +68,11 @@ func (e *Env) RunAll(ctx context.Context, o Options) (*Run, error) {
 		}
 		if err := ctx.Err(); err != nil {
 			return r, fmt.Errorf("run stopped before %s: %w", m, err)
+		}
+		if m == ServerAPI {
+			api := e.MeasureAPI(ctx, t, APIOptions{})
+			r.API = &api
+			continue
 		}
 		res := e.Measure(ctx, t, m, bandwidth)
 		if m == RangecopyFull && res.Error == "" && res.CopySeconds > 0 {
