@@ -590,3 +590,41 @@ func TestJSONNames(t *testing.T) {
 		}
 	}
 }
+
+func TestAttachSubmission(t *testing.T) {
+	eachCatalog(t, Options{}, func(t *testing.T, c *Catalog) {
+		ctx := testContext(t)
+		const adopted = "registry (adopted)"
+		row := Job{ID: "copy-adopted-1", Spec: "{}", Table: "t1", SubmittedBy: adopted}
+		if _, _, err := c.CreateJob(ctx, row); err != nil {
+			t.Fatal(err)
+		}
+		sub := testJob("copy-adopted-1")
+		sub.IdempotencyKey = ptr("key-a")
+		got, err := c.AttachSubmission(ctx, sub, adopted)
+		if err != nil || got.SubmittedBy != "ops" || got.SourceCluster != "dc1" || got.Spec != `{"table":"t1","id":"copy-adopted-1"}` || *got.IdempotencyKey != "key-a" {
+			t.Fatalf("AttachSubmission = %+v, %v", got, err)
+		}
+		if held, err := c.JobByIdempotencyKey(ctx, "key-a"); err != nil || held.ID != sub.ID {
+			t.Fatalf("the key after attaching: %+v, %v", held, err)
+		}
+		// A row with a submitter of its own is left as it is.
+		other := testJob("copy-adopted-1")
+		other.SubmittedBy = "someone else"
+		if got, err := c.AttachSubmission(ctx, other, adopted); err != nil || got.SubmittedBy != "ops" {
+			t.Fatalf("attach to a submitted row = %+v, %v; want it unchanged", got, err)
+		}
+		// A key another job holds is a conflict.
+		if _, _, err := c.CreateJob(ctx, Job{ID: "copy-adopted-2", Spec: "{}", SubmittedBy: adopted}); err != nil {
+			t.Fatal(err)
+		}
+		clash := testJob("copy-adopted-2")
+		clash.IdempotencyKey = ptr("key-a")
+		if _, err := c.AttachSubmission(ctx, clash, adopted); !errors.Is(err, ErrConflict) {
+			t.Fatalf("attach with a held key: %v; want ErrConflict", err)
+		}
+		if _, err := c.AttachSubmission(ctx, testJob("copy-nosuch"), adopted); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("attach to no job: %v; want ErrNotFound", err)
+		}
+	})
+}

@@ -336,3 +336,52 @@ func (c *Catalog) OpenJobs(ctx context.Context) ([]Job, error) {
 	}
 	return jobs, nil
 }
+
+// AttachSubmission gives a job recorded without its submission (adopted from the registry by
+// a reconcile that ran between the registry's record and the catalog's) what the submitter
+// said: its spec, clusters, submitter and idempotency key. It changes only a row whose
+// SubmittedBy is adoptedBy, and returns the job as it then is; another row is returned as it
+// is. ErrNotFound when there is no such job; a key another job holds is a *ConflictError.
+func (c *Catalog) AttachSubmission(ctx context.Context, j Job, adoptedBy string) (Job, error) {
+	j, err := c.checkJob(j)
+	if err != nil {
+		return Job{}, fmt.Errorf("catalog: %w", err)
+	}
+	var out Job
+	err = c.write(ctx, nil, func(tx *gorm.DB) error {
+		var row Job
+		err := c.lock(tx).Where("id = ?", j.ID).Take(&row).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return fmt.Errorf("job %q: %w", j.ID, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if row.SubmittedBy != adoptedBy {
+			out = normJob(row)
+			return nil
+		}
+		set := map[string]any{"spec": j.Spec, "source_cluster": j.SourceCluster, "target_cluster": j.TargetCluster,
+			"submitted_by": j.SubmittedBy, "updated_at": j.UpdatedAt}
+		if j.IdempotencyKey != nil {
+			set["idempotency_key"] = *j.IdempotencyKey
+		}
+		err = tx.Model(&Job{}).Where("id = ?", j.ID).Updates(set).Error
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
+			return &ConflictError{Kind: "job", Key: j.ID, What: "idempotency key", Detail: "the key is held by another job"}
+		}
+		if err != nil {
+			return err
+		}
+		row.Spec, row.SourceCluster, row.TargetCluster, row.SubmittedBy, row.UpdatedAt = j.Spec, j.SourceCluster, j.TargetCluster, j.SubmittedBy, j.UpdatedAt
+		if j.IdempotencyKey != nil {
+			row.IdempotencyKey = j.IdempotencyKey
+		}
+		out = normJob(row)
+		return nil
+	})
+	if err != nil {
+		return Job{}, fmt.Errorf("catalog: attach the submission of job %q: %w", j.ID, err)
+	}
+	return out, nil
+}

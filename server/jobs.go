@@ -464,6 +464,16 @@ func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyK
 	if err != nil {
 		return "", false, a.problem(err, "job "+id)
 	}
+	if !created && got.SubmittedBy == adoptedBy {
+		// The leader's reconcile saw the registry's record first and adopted it: give the
+		// row what was submitted (who, the clusters, the key).
+		if got, err = a.s.cat.AttachSubmission(ctx, row, adoptedBy); err != nil {
+			return "", false, a.problem(err, "job "+id)
+		}
+		if !existing {
+			created = true
+		}
+	}
 	switch {
 	case existing:
 		return id, false, nil

@@ -13,6 +13,9 @@ import (
 	"rangecopy/registry"
 )
 
+// adoptedBy is the submitter of a job the catalog learnt of from the registry.
+const adoptedBy = "registry (submitted without the server)"
+
 // regState is what the registry holds of a job, for reconciling.
 type regState struct {
 	state   catalog.JobState
@@ -132,7 +135,7 @@ func (s *Server) apply(ctx context.Context, c change, r regState) error {
 	switch c.kind {
 	case adopt:
 		row := catalog.Job{ID: c.id, State: c.state, Spec: catalog.JSONText("{}"),
-			SubmittedBy: "registry (submitted without the server)"}
+			SubmittedBy: adoptedBy}
 		if r.rec != nil {
 			row.Table, row.TargetTable = r.rec.Spec.Table, r.rec.Spec.Target()
 			b, _ := json.Marshal(struct {
