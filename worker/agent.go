@@ -360,7 +360,7 @@ func (a *agent) slot(ctx context.Context, n int) {
 		ran := false
 		for i := range jobs {
 			aj := jobs[(i+n)%len(jobs)]
-			claim, err := aj.claimer.next(aj.ctx, a.cfg.ID, 2*a.cfg.Capacity, a.cfg.Refresh)
+			claim, err := aj.claimer.next(aj.ctx, a.cfg.ID, a.cfg.Refresh)
 			if err != nil {
 				if aj.ctx.Err() == nil {
 					a.log.Warn("looking for a task failed", "job", aj.id, "err", err)

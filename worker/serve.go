@@ -101,7 +101,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	}
 	cl := newClaimer(cfg.Registry, cfg.Job, registry.Bucket(cfg.Worker))
 	for ctx.Err() == nil {
-		claim, err := cl.next(ctx, cfg.Worker, 2, cfg.Idle)
+		claim, err := cl.next(ctx, cfg.Worker, cfg.Idle)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
