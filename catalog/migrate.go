@@ -181,7 +181,7 @@ func schemaV2(d Dialect) []string {
   snapshot_time BIGINT NOT NULL,
   job_ids {text} NOT NULL,
   bytes BIGINT NOT NULL,
-  files_read BIGINT NOT NULL,
+  files_loaded BIGINT NOT NULL,
   files_pruned BIGINT NOT NULL,
   started_at {time} NOT NULL,
   finished_at {time} NULL,

@@ -86,10 +86,11 @@ type RelocationWindow struct {
 	SnapshotTime int64 `gorm:"column:snapshot_time" json:"snapshotTime"`
 	// JobIDs are its jobs, one per table.
 	JobIDs []string `gorm:"column:job_ids;serializer:json" json:"jobIds"`
-	// Bytes are the input bytes read, FilesRead and FilesPruned the files read and left
-	// unread by the time range, over its jobs.
+	// Bytes are the input bytes read, FilesLoaded the files bulk loaded into the target and
+	// FilesPruned the source files left unread by the time or row range, over its jobs
+	// (the jobs do not count the files they read).
 	Bytes       int64 `gorm:"column:bytes" json:"bytes"`
-	FilesRead   int64 `gorm:"column:files_read" json:"filesRead"`
+	FilesLoaded int64 `gorm:"column:files_loaded" json:"filesLoaded"`
 	FilesPruned int64 `gorm:"column:files_pruned" json:"filesPruned"`
 	// StartedAt and FinishedAt (nil while it runs) are UTC, microseconds.
 	StartedAt  time.Time  `gorm:"column:started_at" json:"startedAt"`
@@ -312,6 +313,15 @@ func (c *Catalog) UpdateRelocation(ctx context.Context, id string, fn func(r *Re
 		return Relocation{}, fmt.Errorf("catalog: %w", err)
 	}
 	return out, nil
+}
+
+// RelocationWindow returns window seq of a relocation, or ErrNotFound.
+func (c *Catalog) RelocationWindow(ctx context.Context, id string, seq int) (RelocationWindow, error) {
+	w, err := RelocationTx{c: c, tx: c.db.WithContext(ctx), id: id}.Window(seq)
+	if err != nil {
+		return RelocationWindow{}, fmt.Errorf("catalog: %w", err)
+	}
+	return w, nil
 }
 
 // RelocationWindows returns the windows of a relocation, by seq, or ErrNotFound when there

@@ -82,7 +82,7 @@ func TestRelocations(t *testing.T) {
 			x.Phase, x.Watermark, x.NextTick, x.Seq, x.LastSeq = "catching-up", 1_700_000_000_000, &tick, 2, 1
 			x.Verification = `{"passed": true}`
 			if err := tx.PutWindow(RelocationWindow{Seq: 1, Kind: "full", SnapshotTime: 1_700_000_000_000, JobIDs: []string{"j1", "j2"},
-				StartedAt: clk.Now().Add(-time.Minute), FinishedAt: &fin, Outcome: "ran", Bytes: 1234, FilesRead: 3, DurationMs: 60_000, LagMs: 5}); err != nil {
+				StartedAt: clk.Now().Add(-time.Minute), FinishedAt: &fin, Outcome: "ran", Bytes: 1234, FilesLoaded: 3, DurationMs: 60_000, LagMs: 5}); err != nil {
 				return err
 			}
 			return tx.PutWindow(RelocationWindow{Seq: 2, Kind: "catch-up", StartTime: 1, EndTime: 2, SnapshotTime: 2, StartedAt: clk.Now(), Outcome: "running"})
@@ -123,6 +123,12 @@ func TestRelocations(t *testing.T) {
 		if len(ws) != 2 || ws[0].Seq != 1 || len(ws[0].JobIDs) != 2 || ws[0].Bytes != 1234 || ws[1].Outcome != "ran" || ws[1].LagMs != 42 ||
 			ws[1].FilesPruned != 7 || ws[1].FinishedAt == nil || !ws[1].FinishedAt.Equal(fin.UTC().Truncate(time.Microsecond)) {
 			t.Errorf("windows %+v", ws)
+		}
+		if w, err := c.RelocationWindow(ctx, r.ID, 1); err != nil || w.FilesLoaded != 3 || w.Kind != "full" {
+			t.Errorf("window 1: %+v, %v", w, err)
+		}
+		if _, err := c.RelocationWindow(ctx, r.ID, 3); !errors.Is(err, ErrNotFound) {
+			t.Errorf("window 3 (rolled back): %v", err)
 		}
 		if back, _ := c.GetRelocation(ctx, r.ID); back.Phase != "catching-up" {
 			t.Errorf("after a rolled-back change: phase %s", back.Phase)
