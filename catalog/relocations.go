@@ -149,8 +149,8 @@ func checkRelocation(r Relocation) (Relocation, error) {
 // CreateRelocation records a new relocation. check, when not nil, sees every relocation that
 // has not ended (finishedAt unset) inside the transaction, with the others' creations held
 // off, and refuses the new one by returning an error (an overlapping scope); that error is
-// returned as it is.
-func (c *Catalog) CreateRelocation(ctx context.Context, r Relocation, check func(open []Relocation) error) (Relocation, error) {
+// returned as it is. The windows are created with it (its first window, the full copy).
+func (c *Catalog) CreateRelocation(ctx context.Context, r Relocation, check func(open []Relocation) error, windows ...RelocationWindow) (Relocation, error) {
 	r, err := checkRelocation(r)
 	if err != nil {
 		return Relocation{}, fmt.Errorf("catalog: %w", err)
@@ -180,7 +180,15 @@ func (c *Catalog) CreateRelocation(ctx context.Context, r Relocation, check func
 				return err
 			}
 		}
-		return tx.Create(&r).Error
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+		for _, w := range windows {
+			if err := (RelocationTx{c: c, tx: tx, id: r.ID}).PutWindow(w); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if refused != nil {
 		return Relocation{}, refused
@@ -313,6 +321,31 @@ func (c *Catalog) UpdateRelocation(ctx context.Context, id string, fn func(r *Re
 		return Relocation{}, fmt.Errorf("catalog: %w", err)
 	}
 	return out, nil
+}
+
+// ReadRelocation hands fn the relocation of that id and its windows (through tx) in one
+// read-only transaction, or returns ErrNotFound; fn's error is returned as it is.
+func (c *Catalog) ReadRelocation(ctx context.Context, id string, fn func(r Relocation, tx RelocationTx) error) error {
+	var fnErr error
+	err := c.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r Relocation
+		err := tx.Where("id = ?", id).Take(&r).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return fmt.Errorf("relocation %q: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("read relocation %q: %w", id, err)
+		}
+		fnErr = fn(normRelocation(r), RelocationTx{c: c, tx: tx, id: id})
+		return fnErr
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	return nil
 }
 
 // RelocationWindow returns window seq of a relocation, or ErrNotFound.

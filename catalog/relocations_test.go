@@ -45,8 +45,8 @@ func TestRelocations(t *testing.T) {
 			}
 		}
 		r := testRelocation("ns:a", "ns:b=ns2:b")
-		r.StartRow, r.Families = `\x00k`, []string{"f", "g"}
-		got, err := c.CreateRelocation(ctx, r, sameTable(r))
+		r.StartRow, r.Families, r.Seq, r.RunningSeq = `\x00k`, []string{"f", "g"}, 1, 1
+		got, err := c.CreateRelocation(ctx, r, sameTable(r), RelocationWindow{Seq: 1, Kind: "full", StartedAt: clk.Now(), Outcome: "running"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,11 +124,23 @@ func TestRelocations(t *testing.T) {
 			ws[1].FilesPruned != 7 || ws[1].FinishedAt == nil || !ws[1].FinishedAt.Equal(fin.UTC().Truncate(time.Microsecond)) {
 			t.Errorf("windows %+v", ws)
 		}
-		if w, err := c.RelocationWindow(ctx, r.ID, 1); err != nil || w.FilesLoaded != 3 || w.Kind != "full" {
+		if w, err := c.RelocationWindow(ctx, r.ID, 1); err != nil || w.FilesLoaded != 3 || w.Kind != "full" || w.Outcome != "ran" {
 			t.Errorf("window 1: %+v, %v", w, err)
 		}
 		if _, err := c.RelocationWindow(ctx, r.ID, 3); !errors.Is(err, ErrNotFound) {
 			t.Errorf("window 3 (rolled back): %v", err)
+		}
+		if err := c.ReadRelocation(ctx, r.ID, func(x Relocation, tx RelocationTx) error {
+			w, err := tx.Window(x.LastSeq)
+			if err != nil || w.Seq != 1 {
+				t.Errorf("read the last window: %+v, %v", w, err)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ReadRelocation(ctx, "rel_none", func(Relocation, RelocationTx) error { return nil }); !errors.Is(err, ErrNotFound) {
+			t.Errorf("read of none: %v", err)
 		}
 		if back, _ := c.GetRelocation(ctx, r.ID); back.Phase != "catching-up" {
 			t.Errorf("after a rolled-back change: phase %s", back.Phase)
