@@ -54,15 +54,15 @@ func (w Window) Lag() time.Duration {
 // Verification is the outcome of a verification of the whole scope over [0, Until).
 type Verification struct {
 	// Until (ms) is the end of the time range verified.
-	Until int64
+	Until int64 `json:"until"`
 	// At is when it ended.
-	At time.Time
+	At time.Time `json:"at"`
 	// Passed: source and target were equal over the range (after the repair).
-	Passed bool
+	Passed bool `json:"passed"`
 	// Final: it was the cut-over's.
-	Final bool
+	Final bool `json:"final,omitempty"`
 	// Why says what differed, or what failed.
-	Why string
+	Why string `json:"why,omitempty"`
 }
 
 // State is a relocation's state: everything Decide needs, and all of it persisted.

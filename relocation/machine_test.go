@@ -168,7 +168,10 @@ func TestDecide(t *testing.T) {
 				}
 			}},
 		{name: "ready falls back to catching up when a window lags",
-			s:  with(ready, func(s *State) { s.Running = &Window{Seq: 3, Kind: CatchUp, SnapshotTime: ms(20 * time.Minute), Outcome: Running}; s.Seq = 3 }),
+			s: with(ready, func(s *State) {
+				s.Running = &Window{Seq: 3, Kind: CatchUp, SnapshotTime: ms(20 * time.Minute), Outcome: Running}
+				s.Seq = 3
+			}),
 			ev: WindowEnded{Seq: 3, Outcome: Ran, At: at(40 * time.Minute)}, phase: CatchingUp, acts: []string{"record 3 ran"}},
 		{name: "pause pauses the running window's jobs", s: busy, ev: Pause{By: "op"}, phase: Paused, acts: []string{"pause 2"},
 			check: func(t *testing.T, s State) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -171,6 +172,7 @@ type windowStats struct {
 // *relocation.RefusedError is returned as it is, with nothing changed.
 func (s *Server) applyRelocation(ctx context.Context, id string, ev relocation.Event, stats *windowStats, report *RelocationReport) (catalog.Relocation, []relocation.Action, error) {
 	var acts []relocation.Action
+	var same catalog.Relocation
 	row, err := s.cat.UpdateRelocation(ctx, id, func(r *catalog.Relocation, tx catalog.RelocationTx) error {
 		acts = nil
 		cfg, _, err := relocationConfig(*r)
@@ -184,6 +186,10 @@ func (s *Server) applyRelocation(ctx context.Context, id string, ev relocation.E
 		next, out, err := relocation.Decide(cfg, st, ev)
 		if err != nil {
 			return err
+		}
+		if len(out) == 0 && report == nil && reflect.DeepEqual(next, st) {
+			same = *r
+			return errUnchanged // most clock events: nothing to write
 		}
 		now := time.Now().UTC()
 		for _, a := range out {
@@ -219,8 +225,14 @@ func (s *Server) applyRelocation(ctx context.Context, id string, ev relocation.E
 		}
 		return nil
 	})
+	if errors.Is(err, errUnchanged) {
+		return same, nil, nil
+	}
 	return row, acts, err
 }
+
+// errUnchanged rolls back a step that changed nothing.
+var errUnchanged = errors.New("relocation unchanged")
 
 // windowRow is the catalog's form of a window.
 func windowRow(w relocation.Window, jobs []string) catalog.RelocationWindow {
@@ -504,9 +516,11 @@ func (s *Server) verifyScope(ctx context.Context, r catalog.Relocation, until in
 	if rows.End, err = job.ParseKey(r.StopRow); err != nil {
 		return rep, fmt.Errorf("stop row: %w", err)
 	}
-	bw, err := units.ParseLimit(r.Bandwidth)
-	if err != nil {
-		return rep, fmt.Errorf("bandwidth: %w", err)
+	var bw float64
+	if r.Bandwidth != "" {
+		if bw, err = units.ParseLimit(r.Bandwidth); err != nil {
+			return rep, fmt.Errorf("bandwidth: %w", err)
+		}
 	}
 	for _, t := range r.Tables {
 		tm := relocation.TableMap{Source: t.Source, Target: t.Target}

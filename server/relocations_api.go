@@ -442,7 +442,9 @@ func (a *api) patchRelocation(ctx context.Context, id string, p RelocationPatch)
 	var bps float64
 	if p.Bandwidth != nil {
 		var err error
-		if bps, err = units.ParseLimit(*p.Bandwidth); err != nil {
+		if *p.Bandwidth == "" {
+			bps = 0
+		} else if bps, err = units.ParseLimit(*p.Bandwidth); err != nil {
 			fe.add("bandwidth", err.Error(), *p.Bandwidth)
 		}
 	}
