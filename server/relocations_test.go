@@ -60,7 +60,7 @@ func TestRelocationStateRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, want)
 	}
-	if w, _ := cat.RelocationWindow(ctx, r.ID, 2); w.LagMs != 5-now.UnixMilli()+now.UnixMilli() && w.DurationMs != 1000 {
+	if w, _ := cat.RelocationWindow(ctx, r.ID, 2); w.LagMs != now.UnixMilli()-5 || w.DurationMs != 1000 || len(w.JobIDs) != 1 {
 		t.Errorf("window 2: %+v", w)
 	}
 }
