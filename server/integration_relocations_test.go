@@ -255,6 +255,7 @@ func TestServerRelocation(t *testing.T) {
 	if a := r.do(r.viewer, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{}); a.status != http.StatusForbidden {
 		t.Errorf("cut-over by a viewer: %d; want 403", a.status)
 	}
+	dry.Body = CutoverOut{}
 	r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{"dryRun": true}).decode(t, &dry.Body)
 	if dry.Body.Blocked != "" || len(dry.Body.Steps) < 4 || len(dry.Body.Gates) != 3 {
 		t.Errorf("dry run when ready: %+v", dry.Body)
