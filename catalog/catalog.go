@@ -1,7 +1,8 @@
 // Package catalog keeps what must outlive a job, in a SQL database reached through gorm:
-// registered clusters, jobs as submitted with their history and final reports, bearer tokens
-// and the audit log of mutating calls. ZooKeeper stays the live execution state; the catalog
-// is the durable record the server reconciles with it.
+// registered clusters, jobs as submitted with their history and final reports, bearer
+// tokens, the audit log of mutating calls, and relocations with their windows. ZooKeeper
+// stays the live execution state; the catalog is the durable record the server reconciles
+// with it.
 //
 // A catalog lives in SQLite (the embedded default, pure Go), MySQL/MariaDB or PostgreSQL. Its
 // schema is versioned: Open applies the migrations this binary knows and refuses a catalog

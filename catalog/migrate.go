@@ -21,6 +21,7 @@ type migration struct {
 // migrations are the steps of the schema, in order. Append; never edit an applied one.
 var migrations = []migration{
 	{version: 1, name: "clusters, jobs, job events, tokens, audit log", sql: schemaV1},
+	{version: 2, name: "relocations and their windows", sql: schemaV2},
 }
 
 // types are the column types of one dialect.
@@ -130,6 +131,71 @@ func schemaV1(d Dialect) []string {
 		for _, ix := range indexes {
 			out = append(out, "CREATE INDEX IF NOT EXISTS "+ix[0]+" ON "+ix[1])
 		}
+	}
+	return out
+}
+
+// schemaV2 adds relocations (a scope, a schedule and the state of their state machine) and
+// their windows (one row per full copy, catch-up, skipped tick or final window).
+func schemaV2(d Dialect) []string {
+	t := typesOf(d)
+	r := strings.NewReplacer("{text}", t.text, "{time}", t.time, "{suffix}", t.suffix)
+	relKeys := ""
+	if d == MySQL {
+		relKeys = ",\n  KEY relocations_created (created_at, id),\n  KEY relocations_phase (phase)"
+	}
+	out := []string{r.Replace(`CREATE TABLE IF NOT EXISTS relocations (
+  id VARCHAR(64) NOT NULL PRIMARY KEY,
+  source_cluster VARCHAR(191) NOT NULL,
+  target_cluster VARCHAR(191) NOT NULL,
+  tables {text} NOT NULL,
+  start_row {text} NOT NULL,
+  stop_row {text} NOT NULL,
+  families {text} NOT NULL,
+  bandwidth VARCHAR(64) NOT NULL,
+  schedule VARCHAR(255) NOT NULL,
+  margin_ms BIGINT NOT NULL,
+  max_lag_ms BIGINT NOT NULL,
+  phase VARCHAR(32) NOT NULL,
+  resume_phase VARCHAR(32) NOT NULL,
+  why {text} NOT NULL,
+  watermark BIGINT NOT NULL,
+  next_tick {time} NULL,
+  seq INTEGER NOT NULL,
+  running_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  verifying BOOLEAN NOT NULL,
+  verification {text} NOT NULL,
+  report {text} NOT NULL,
+  created_by VARCHAR(255) NOT NULL,
+  created_at {time} NOT NULL,
+  updated_at {time} NOT NULL,
+  finished_at {time} NULL` + relKeys + `
+){suffix}`),
+		r.Replace(`CREATE TABLE IF NOT EXISTS relocation_windows (
+  relocation_id VARCHAR(64) NOT NULL,
+  seq INTEGER NOT NULL,
+  kind VARCHAR(16) NOT NULL,
+  start_time BIGINT NOT NULL,
+  end_time BIGINT NOT NULL,
+  snapshot_time BIGINT NOT NULL,
+  job_ids {text} NOT NULL,
+  bytes BIGINT NOT NULL,
+  files_loaded BIGINT NOT NULL,
+  files_pruned BIGINT NOT NULL,
+  started_at {time} NOT NULL,
+  finished_at {time} NULL,
+  duration_ms BIGINT NOT NULL,
+  lag_ms BIGINT NOT NULL,
+  outcome VARCHAR(16) NOT NULL,
+  why {text} NOT NULL,
+  PRIMARY KEY (relocation_id, seq),
+  CONSTRAINT relocation_windows_relocation FOREIGN KEY (relocation_id) REFERENCES relocations (id) ON DELETE CASCADE
+){suffix}`),
+	}
+	if d != MySQL {
+		out = append(out, "CREATE INDEX IF NOT EXISTS relocations_created ON relocations (created_at, id)",
+			"CREATE INDEX IF NOT EXISTS relocations_phase ON relocations (phase)")
 	}
 	return out
 }

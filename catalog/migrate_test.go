@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -67,11 +68,41 @@ func TestMigrations(t *testing.T) {
 		if !errors.Is(err, ErrSchemaTooNew) {
 			t.Fatalf("Open of a newer schema = %v, want ErrSchemaTooNew", err)
 		}
-		want := []string{"schema version 2", "versions up to 1"}
+		want := []string{fmt.Sprintf("schema version %d", LatestSchemaVersion()+1), fmt.Sprintf("versions up to %d", LatestSchemaVersion())}
 		for _, w := range want {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("error %q does not say %q", err, w)
 			}
+		}
+	})
+}
+
+// A catalog of version 1 (before relocations) migrates to the latest, keeping its data.
+func TestMigrationFromV1(t *testing.T) {
+	eachDB(t, func(t *testing.T, url string) {
+		ctx := testContext(t)
+		c1, err := open(ctx, url, Options{}, migrations[:1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c1.CreateCluster(ctx, Cluster{Name: "dc1", ZKQuorum: "zk1:2181"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c1.CreateCluster(ctx, Cluster{Name: "dc2", ZKQuorum: "zk2:2181"}); err != nil {
+			t.Fatal(err)
+		}
+		c1.Close()
+		c := openTest(t, url, Options{})
+		if v, _ := c.SchemaVersion(ctx); v != LatestSchemaVersion() {
+			t.Fatalf("SchemaVersion = %d after the upgrade", v)
+		}
+		if _, err := c.GetCluster(ctx, "dc1"); err != nil {
+			t.Fatalf("after the upgrade: %v", err)
+		}
+		r := Relocation{ID: NewRelocationID(), SourceCluster: "dc1", TargetCluster: "dc2", Tables: []RelocationTable{{Source: "t"}},
+			Schedule: "@hourly", Phase: "copying"}
+		if _, err := c.CreateRelocation(ctx, r, nil); err != nil {
+			t.Fatalf("a relocation after the upgrade: %v", err)
 		}
 	})
 }

@@ -68,6 +68,7 @@ func newAPI(s *Server) *api {
 	a.registerJobs()
 	a.registerTokens()
 	a.registerWorkers()
+	a.registerRelocations()
 	return a
 }
 

@@ -33,6 +33,7 @@ type Server struct {
 	http    *http.Server
 	leading sync.Mutex // held while a term's reconciler runs
 	isLead  bool
+	relocs  relocator
 }
 
 // New opens the catalog and the registry and binds the listener; Run serves. The caller
@@ -162,11 +163,18 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // lead runs for each term of leadership: it reconciles the catalog with the registry at
-// once and then every Reconcile.
+// once and then every Reconcile, and drives the relocations (runRelocations).
 func (s *Server) lead(ctx context.Context) {
 	s.leading.Lock()
 	s.isLead = true
 	s.leading.Unlock()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.runRelocations(ctx)
+	}()
+	defer wg.Wait()
 	defer func() {
 		s.leading.Lock()
 		s.isLead = false

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"rangecopy/server"
+)
+
+// apiFlags say which server a command talks to, and with which token.
+type apiFlags struct {
+	url, token string
+	jsonOut    bool
+}
+
+// call sends one request to the server's API and decodes a 2xx answer into out; any other
+// answer is an error carrying the problem's detail.
+func (f apiFlags) call(ctx context.Context, method, path string, body, out any) error {
+	if f.url == "" {
+		return usageErrorf("--server is required: the URL of rangecopy server, such as http://127.0.0.1:8080")
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(f.url, "/")+server.APIPrefix+path, rd)
+	if err != nil {
+		return usageErrorf("--server %q: %v", f.url, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if f.token != "" {
+		req.Header.Set("Authorization", "Bearer "+f.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var p struct {
+			Detail string `json:"detail"`
+		}
+		if json.Unmarshal(b, &p) == nil && p.Detail != "" {
+			return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, p.Detail)
+		}
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(b))
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s %s: the answer is not what this rangecopy knows: %w", method, path, err)
+	}
+	return nil
+}
+
+func newRelocationCommand() *cobra.Command {
+	var f apiFlags
+	c := &cobra.Command{
+		Use:   "relocation <action>",
+		Short: "create, follow, pause, resume, cancel and cut over relocations on rangecopy server",
+		Long: `Talks to rangecopy server's /api/v1/relocations. A relocation copies its tables
+in full, then runs catch-up windows [watermark - margin, T) on a cron schedule;
+the cut-over runs a final window, verifies the whole scope over [0, T) and
+repairs what differs (docs/relocation.md). The token comes from --token or
+RANGECOPY_TOKEN: viewer to read, operator to act.`,
+		Example: `  rangecopy relocation create --server http://rc1:8080 --source dc1 --target dc2 \
+      --table ns:orders --table 'ns:users=ns2:users' --schedule '*/10 * * * *'
+  rangecopy relocation status rel_3f0c2a9d1b7e4c55 --server http://rc1:8080
+  rangecopy relocation cutover rel_3f0c2a9d1b7e4c55 --server http://rc1:8080 --dry-run`,
+		Args: cobra.ArbitraryArgs,
+		RunE: needSubcommand("relocation action"),
+	}
+	pf := c.PersistentFlags()
+	pf.StringVar(&f.url, "server", "", "URL of rangecopy server (required)")
+	pf.StringVar(&f.token, "token", os.Getenv("RANGECOPY_TOKEN"), "bearer token secret (default $RANGECOPY_TOKEN)")
+	pf.BoolVar(&f.jsonOut, "json", false, "print the server's JSON")
+
+	var in server.RelocationCreate
+	create := &cobra.Command{
+		Use:   "create --source <cluster> --target <cluster> --table <ns:t[=ns2:t]>... --schedule <cron>",
+		Short: "create a relocation; its full copy starts at once",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			var out server.RelocationOut
+			if err := f.call(c.Context(), http.MethodPost, "/relocations", in, &out); err != nil {
+				return err
+			}
+			return printRelocation(c.OutOrStdout(), f.jsonOut, out)
+		},
+	}
+	cf := create.Flags()
+	cf.StringVar(&in.Source, "source", "", "registered source cluster")
+	cf.StringVar(&in.Target, "target", "", "registered target cluster")
+	cf.StringArrayVar(&in.Tables, "table", nil, "table in scope, ns:t or ns:t=ns2:t to rename it (repeat)")
+	cf.StringVar(&in.Schedule, "schedule", "", "cron expression of the windows (5 fields, 6 with seconds first, @every 10m; CRON_TZ=Area/City prefix)")
+	cf.StringVar(&in.Margin, "margin", "", "how far before the watermark a window starts (default 10m)")
+	cf.StringVar(&in.MaxLag, "max-lag", "", "cut-over gate on the last window's lag (default 5m)")
+	cf.StringVar(&in.Bandwidth, "bandwidth", "", "each job's read cap, such as 200MB/s")
+	cf.StringVar(&in.StartRow, "start-row", "", "first row (inclusive), \\xNN escapes")
+	cf.StringVar(&in.StopRow, "stop-row", "", "row to stop before (exclusive)")
+	cf.StringSliceVar(&in.Families, "families", nil, "column families (default all)")
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "list relocations",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			var out struct {
+				Relocations []server.RelocationOut `json:"relocations"`
+			}
+			if err := f.call(c.Context(), http.MethodGet, "/relocations", nil, &out); err != nil {
+				return err
+			}
+			w := c.OutOrStdout()
+			if f.jsonOut {
+				return json.NewEncoder(w).Encode(out)
+			}
+			for _, r := range out.Relocations {
+				var tables []string
+				for _, t := range r.Tables {
+					tables = append(tables, t.Source)
+				}
+				if _, err := fmt.Fprintf(w, "%-21s %-12s %s→%s %s\n", r.ID, r.Phase, r.Source, r.Target, strings.Join(tables, ",")); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	status := &cobra.Command{
+		Use:   "status <id>",
+		Short: "show a relocation: phase, watermark, lag, gates, windows, report",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var out server.RelocationOut
+			if err := f.call(c.Context(), http.MethodGet, "/relocations/"+args[0], nil, &out); err != nil {
+				return err
+			}
+			return printRelocation(c.OutOrStdout(), f.jsonOut, out)
+		},
+	}
+	var force, dryRun bool
+	cutover := &cobra.Command{
+		Use:   "cutover <id> [--force] [--dry-run]",
+		Short: "cut over: final window, verification with repair, report (--dry-run: say what it would do)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var out server.CutoverOut
+			body := map[string]bool{"force": force, "dryRun": dryRun}
+			if err := f.call(c.Context(), http.MethodPost, "/relocations/"+args[0]+"/cutover", body, &out); err != nil {
+				return err
+			}
+			w := c.OutOrStdout()
+			if f.jsonOut {
+				return json.NewEncoder(w).Encode(out)
+			}
+			for _, g := range out.Gates {
+				fmt.Fprintf(w, "gate %-12s ok=%-5v %s\n", g.Name, g.OK, g.Detail)
+			}
+			switch {
+			case out.Blocked != "":
+				fmt.Fprintf(w, "blocked by gate %s\n", out.Blocked)
+			case out.DryRun:
+				fmt.Fprintln(w, "would:")
+			default:
+				fmt.Fprintln(w, "cut-over started:")
+			}
+			for _, s := range out.Steps {
+				fmt.Fprintf(w, "  %s\n", s)
+			}
+			return nil
+		},
+	}
+	cutover.Flags().BoolVar(&force, "force", false, "pass over the lag and verification gates")
+	cutover.Flags().BoolVar(&dryRun, "dry-run", false, "change nothing; say what it would do and which gate blocks")
+	c.AddCommand(create, list, status, cutover)
+	for _, act := range []string{"pause", "resume", "cancel"} {
+		c.AddCommand(&cobra.Command{
+			Use:   act + " <id>",
+			Short: act + " a relocation",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(c *cobra.Command, args []string) error {
+				var out server.RelocationOut
+				if err := f.call(c.Context(), http.MethodPost, "/relocations/"+args[0]+"/"+act, nil, &out); err != nil {
+					return err
+				}
+				return printRelocation(c.OutOrStdout(), f.jsonOut, out)
+			},
+		})
+	}
+	return c
+}
+
+// printRelocation writes a relocation as text (or its JSON).
+func printRelocation(w io.Writer, jsonOut bool, r server.RelocationOut) error {
+	if jsonOut {
+		return json.NewEncoder(w).Encode(r)
+	}
+	fmt.Fprintf(w, "relocation %s: %s", r.ID, r.Phase)
+	if r.Why != "" {
+		fmt.Fprintf(w, " (%s)", r.Why)
+	}
+	fmt.Fprintf(w, "\n  %s → %s, schedule %q, margin %s, max-lag %s\n", r.Source, r.Target, r.Schedule, r.Margin, r.MaxLag)
+	for _, t := range r.Tables {
+		target := t.Target
+		if target == "" {
+			target = t.Source
+		}
+		fmt.Fprintf(w, "  table %s → %s\n", t.Source, target)
+	}
+	if r.Watermark > 0 {
+		fmt.Fprintf(w, "  watermark %s", time.UnixMilli(r.Watermark).UTC().Format(time.RFC3339))
+		if r.LagMs != nil {
+			fmt.Fprintf(w, ", last lag %s", time.Duration(*r.LagMs)*time.Millisecond)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, g := range r.Gates {
+		fmt.Fprintf(w, "  gate %-12s ok=%-5v %s\n", g.Name, g.OK, g.Detail)
+	}
+	for _, win := range r.Windows {
+		fmt.Fprintf(w, "  window %d %-8s %-7s [%d, %d) jobs %d, %d bytes, lag %s %s\n", win.Seq, win.Kind, win.Outcome, win.StartTime,
+			win.EndTime, len(win.JobIDs), win.Bytes, time.Duration(win.LagMs)*time.Millisecond, win.Why)
+	}
+	if rep := r.Report; rep != nil {
+		fmt.Fprintf(w, "  report: %d cells compared, %d differences, %d left, %d ranges re-copied, %d bytes copied, %s\n",
+			rep.CellsCompared, rep.Differences, rep.Remaining, rep.RangesRecopied, rep.BytesCopied, time.Duration(rep.DurationMs)*time.Millisecond)
+	}
+	return nil
+}
