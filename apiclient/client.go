@@ -387,3 +387,11 @@ func (c *Client) CreateCluster(ctx context.Context, name string, in server.Clust
 	_, err := c.do(ctx, http.MethodPost, "/clusters", nil, nil, body, &out)
 	return out, err
 }
+
+// Call makes one call to path under /api/v1 (a path the typed calls do not cover, such as
+// the relocations) with body as JSON (nil: none) and decodes a 2xx answer into out (nil:
+// discard it). Any other answer is an *Error.
+func (c *Client) Call(ctx context.Context, method, path string, body, out any) error {
+	_, err := c.do(ctx, method, path, nil, nil, body, out)
+	return err
+}

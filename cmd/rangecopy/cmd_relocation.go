@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -16,74 +14,34 @@ import (
 	"rangecopy/server"
 )
 
-// apiFlags say which server a command talks to, and with which token.
-type apiFlags struct {
-	url, token string
-	jsonOut    bool
+// relocFlags are the flags every relocation action takes: the server (as job --server
+// takes it) and --json.
+type relocFlags struct {
+	api     apiFlags
+	jsonOut bool
 }
 
-// call sends one request to the server's API and decodes a 2xx answer into out; any other
-// answer is an error carrying the problem's detail.
-func (f apiFlags) call(ctx context.Context, method, path string, body, out any) error {
-	if f.url == "" {
-		return usageErrorf("--server is required: the URL of rangecopy server, such as http://127.0.0.1:8080")
+// call sends one request to the server's API and decodes a 2xx answer into out.
+func (f relocFlags) call(ctx context.Context, method, path string, body, out any) error {
+	if f.api.serverURL() == "" {
+		return usageErrorf("--server is required (or $%s): the URL of rangecopy server, such as http://127.0.0.1:8080", serverEnv)
 	}
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(f.url, "/")+server.APIPrefix+path, rd)
+	c, err := f.api.client()
 	if err != nil {
-		return usageErrorf("--server %q: %v", f.url, err)
+		return err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if f.token != "" {
-		req.Header.Set("Authorization", "Bearer "+f.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var p struct {
-			Detail string `json:"detail"`
-		}
-		if json.Unmarshal(b, &p) == nil && p.Detail != "" {
-			return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, p.Detail)
-		}
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(b))
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("%s %s: the answer is not what this rangecopy knows: %w", method, path, err)
-	}
-	return nil
+	return c.Call(ctx, method, path, body, out)
 }
 
 func newRelocationCommand() *cobra.Command {
-	var f apiFlags
+	var f relocFlags
 	c := &cobra.Command{
 		Use:   "relocation <action>",
 		Short: "create, follow, pause, resume, cancel and cut over relocations on rangecopy server",
 		Long: `Talks to rangecopy server's /api/v1/relocations. A relocation copies its tables
 in full, then runs catch-up windows [watermark - margin, T) on a cron schedule;
 the cut-over runs a final window, verifies the whole scope over [0, T) and
-repairs what differs (docs/relocation.md). The token comes from --token or
+repairs what differs (docs/relocation.md). The token comes from --token-file or
 RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Example: `  rangecopy relocation create --server http://rc1:8080 --source dc1 --target dc2 \
       --table ns:orders --table 'ns:users=ns2:users' --schedule '*/10 * * * *'
@@ -93,8 +51,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		RunE: needSubcommand("relocation action"),
 	}
 	pf := c.PersistentFlags()
-	pf.StringVar(&f.url, "server", "", "URL of rangecopy server (required)")
-	pf.StringVar(&f.token, "token", os.Getenv("RANGECOPY_TOKEN"), "bearer token secret (default $RANGECOPY_TOKEN)")
+	f.api.add(pf)
 	pf.BoolVar(&f.jsonOut, "json", false, "print the server's JSON")
 
 	var in server.RelocationCreate

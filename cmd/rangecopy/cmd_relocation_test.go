@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rangecopy/apiclient"
+	"rangecopy/internal/servertest"
+	"rangecopy/server"
+	"rangecopy/testenv"
+	"rangecopy/testenv/copytest"
+)
+
+// TestRelocationCommands drives rangecopy relocation against a real server: bad input is
+// refused naming the field, a relocation is created, listed, shown and cancelled.
+func TestRelocationCommands(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := t.Context()
+	srv := servertest.StartServer(t, env, 0)
+	api, err := apiclient.New(srv.URL, apiclient.Options{Token: srv.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]*testenv.Cluster{"src": env.Source, "tgt": env.Target} {
+		if _, err := api.CreateCluster(ctx, name, server.ClusterInput{SiteFiles: servertest.SiteFiles(t, c), User: c.User}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	table := copytest.CreateSource(t, env, "relcli")
+	copytest.DropTargetLater(t, env, table)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(srv.Token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RANGECOPY_SERVER", "")
+	t.Setenv("RANGECOPY_TOKEN", "")
+	cmd := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(ctx, args, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	common := []string{"--server", srv.URL, "--token-file", tokenFile}
+	if code, _, stderr := cmd("relocation", "list"); code != exitUsage || !strings.Contains(stderr, "--server is required") {
+		t.Errorf("list without --server: %d %q", code, stderr)
+	}
+	code, _, stderr := cmd(append([]string{"relocation", "create", "--source", "src", "--target", "tgt", "--table", table,
+		"--schedule", "every tuesday-ish"}, common...)...)
+	if code == exitOK || !strings.Contains(stderr, "schedule") {
+		t.Errorf("create with a bad schedule: %d %q; want an error naming the schedule", code, stderr)
+	}
+	code, out, stderr := cmd(append([]string{"relocation", "create", "--source", "src", "--target", "tgt", "--table", table,
+		"--schedule", "@every 1h", "--json"}, common...)...)
+	if code != exitOK {
+		t.Fatalf("create: %d %q", code, stderr)
+	}
+	var id string
+	for _, f := range strings.Split(out, `"`) {
+		if strings.HasPrefix(f, "rel_") {
+			id = f
+			break
+		}
+	}
+	if id == "" {
+		t.Fatalf("create printed no relocation id: %s", out)
+	}
+	if code, out, stderr = cmd(append([]string{"relocation", "list"}, common...)...); code != exitOK || !strings.Contains(out, id) || !strings.Contains(out, table) {
+		t.Errorf("list: %d %q %q", code, out, stderr)
+	}
+	if code, out, stderr = cmd(append([]string{"relocation", "status", id}, common...)...); code != exitOK || !strings.Contains(out, id) {
+		t.Errorf("status: %d %q %q", code, out, stderr)
+	}
+	if code, _, stderr = cmd(append([]string{"relocation", "status", "rel_nosuch"}, common...)...); code == exitOK || !strings.Contains(stderr, "404") {
+		t.Errorf("status of no relocation: %d %q", code, stderr)
+	}
+	if code, _, stderr = cmd(append([]string{"relocation", "cancel", id}, common...)...); code != exitOK {
+		t.Errorf("cancel: %d %q", code, stderr)
+	}
+}
