@@ -46,7 +46,8 @@ testenv-status:
 	go run ./testenv/cmd/testenv status
 
 ## demo: bring up both clusters, write a sample table on the source, copy a key range of it
-## with rangecopy copy and compare source and target cell for cell
+## with rangecopy copy and compare source and target cell for cell; then relocate it through
+## rangecopy server (embedded SQLite and workers) while a writer writes, cut over, compare
 demo: deps testenv-up build
 	go run ./testenv/cmd/demo
 
