@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rangecopy/checkpoint"
+	"rangecopy/cluster/dial"
 	"rangecopy/job"
 	"rangecopy/metrics"
 	"rangecopy/registry"
@@ -32,6 +33,9 @@ type LeadConfig struct {
 	PlanAttempts int
 	// Logger receives the master's log; nil discards.
 	Logger *slog.Logger
+	// Pool, when set, lends the connections to the jobs' clusters (rangecopy
+	// server keeps them warm across jobs); nil dials each job's anew.
+	Pool *dial.Pool
 	// WhileLeading, when set, runs in a goroutine of its own for each term of leadership,
 	// with a context that ends when the term does (rangecopy server reconciles its catalog
 	// with the registry there). Lead waits for it to return before it campaigns again.
@@ -306,7 +310,7 @@ func (ld *leader) open(ctx context.Context, lj *leadJob) (*Planner, error) {
 	if lj.p != nil {
 		return lj.p, nil
 	}
-	p, err := attach(ctx, ld.cfg.Registry, lj.rec, ld.cfg.DialTimeout, ld.log)
+	p, err := attach(ctx, ld.cfg.Registry, lj.rec, ld.cfg.DialTimeout, ld.cfg.Pool, ld.log)
 	if err != nil {
 		return nil, err
 	}

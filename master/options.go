@@ -7,6 +7,7 @@ import (
 
 	"rangecopy/bulkload"
 	"rangecopy/cluster"
+	"rangecopy/cluster/dial"
 	"rangecopy/hbase"
 	"rangecopy/job"
 	"rangecopy/registry"
@@ -62,6 +63,9 @@ type Options struct {
 	// LoadRetryFor bounds how long the loads of one file may keep failing
 	// before its task's attempt fails; 0 means bulkload.DefaultRetryFor.
 	LoadRetryFor time.Duration
+	// Pool, when set, lends the connections to both clusters (and takes them
+	// back at Close) instead of dialling them for this job alone.
+	Pool *dial.Pool
 	// Logger receives the job's log; nil discards.
 	Logger *slog.Logger
 	// Out receives the dry run's plan; nil discards.

@@ -38,12 +38,22 @@ type Planner struct {
 	srcRegions       []*hbase.Region
 	detached         bool // the job is submitted for the masters (Submit)
 	sharedReg        bool // reg belongs to the caller (a leading master)
+	// releases give pooled connections back (Options.Pool); with no pool the
+	// connections are closed instead.
+	releases []func()
 }
 
 // Close ends the planner's connections (not a registry it was handed).
 func (p *Planner) Close() {
 	if p.reg != nil && !p.sharedReg {
 		p.reg.Close()
+	}
+	if p.o.Pool != nil {
+		for _, release := range p.releases {
+			release()
+		}
+		p.releases = nil
+		return
 	}
 	for _, c := range []*hbase.Client{p.src, p.tgt} {
 		if c != nil {
@@ -121,10 +131,10 @@ func Open(ctx context.Context, o Options) (*Planner, error) {
 func (p *Planner) connect(ctx context.Context) error {
 	o := p.o
 	var err error
-	if p.src, err = dial.HBase(ctx, o.Source, o.User, o.DialTimeout, o.Logger.With("cluster", o.Source.Name)); err != nil {
+	if p.src, err = p.dialHBase(ctx, o.Source); err != nil {
 		return err
 	}
-	if p.tgt, err = dial.HBase(ctx, o.Target, o.User, o.DialTimeout, o.Logger.With("cluster", o.Target.Name)); err != nil {
+	if p.tgt, err = p.dialHBase(ctx, o.Target); err != nil {
 		return err
 	}
 	if err := p.checkSource(ctx); err != nil {
@@ -133,18 +143,47 @@ func (p *Planner) connect(ctx context.Context) error {
 	if err := p.checkTarget(ctx); err != nil {
 		return err
 	}
-	if p.srcFS, err = dial.HDFS(ctx, o.Source, o.User); err != nil {
+	if p.srcFS, err = p.dialHDFS(ctx, o.Source); err != nil {
 		return err
 	}
-	if p.tgtFS, err = dial.HDFS(ctx, o.Target, o.User); err != nil {
+	if p.tgtFS, err = p.dialHDFS(ctx, o.Target); err != nil {
 		return err
 	}
 	return nil
 }
 
+// dialHBase reaches a cluster's HBase, through the pool when there is one.
+func (p *Planner) dialHBase(ctx context.Context, c cluster.Config) (*hbase.Client, error) {
+	o := p.o
+	log := o.Logger.With("cluster", c.Name)
+	if o.Pool == nil {
+		return dial.HBase(ctx, c, o.User, o.DialTimeout, log)
+	}
+	cl, release, err := o.Pool.HBase(ctx, c, o.User, o.DialTimeout, log)
+	if err != nil {
+		return nil, err
+	}
+	p.releases = append(p.releases, release)
+	return cl, nil
+}
+
+// dialHDFS reaches a cluster's HDFS, through the pool when there is one.
+func (p *Planner) dialHDFS(ctx context.Context, c cluster.Config) (*fsys.HDFS, error) {
+	o := p.o
+	if o.Pool == nil {
+		return dial.HDFS(ctx, c, o.User)
+	}
+	fs, release, err := o.Pool.HDFS(ctx, c, o.User)
+	if err != nil {
+		return nil, err
+	}
+	p.releases = append(p.releases, release)
+	return fs, nil
+}
+
 // attach opens a planner for a registered job with the registry of the
 // caller (a leading master): the record says how to reach the clusters.
-func attach(ctx context.Context, reg *registry.Registry, rec job.Record, dialTimeout time.Duration, log *slog.Logger) (*Planner, error) {
+func attach(ctx context.Context, reg *registry.Registry, rec job.Record, dialTimeout time.Duration, pool *dial.Pool, log *slog.Logger) (*Planner, error) {
 	o := Options{Source: rec.Source, Target: rec.Target, Spec: rec.Spec, Bandwidth: rec.Options.Bandwidth,
 		CreateTable: rec.Options.CreateTable, KeepSnapshot: rec.Options.KeepSnapshot, TaskBytes: rec.Options.TaskBytes,
 		WorkRoot: rec.Options.WorkRoot, User: rec.Options.User, Retries: rec.Options.Retries,

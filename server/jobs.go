@@ -445,7 +445,7 @@ func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyK
 	}
 	o := master.Options{Source: src, Target: tgt, Spec: spec, Bandwidth: set.Bandwidth, CreateTable: set.CreateTable,
 		KeepSnapshot: set.KeepSnapshot, TaskBytes: set.TaskBytes, Retries: set.Retries, ProtectSource: set.ProtectSource,
-		ZK: a.s.cfg.ZK, ZKRoot: a.s.cfg.ZKRoot, WorkRoot: a.s.cfg.WorkRoot, User: user,
+		ZK: a.s.cfg.ZK, ZKRoot: a.s.cfg.ZKRoot, WorkRoot: a.s.cfg.WorkRoot, User: user, Pool: a.s.pool,
 		Logger: a.s.cfg.Logger.With("job", id)}
 	gotID, existing, err := master.Submit(ctx, o)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"rangecopy/catalog"
+	"rangecopy/cluster/dial"
 	"rangecopy/dashboard"
 	"rangecopy/master"
 	"rangecopy/registry"
@@ -31,6 +32,7 @@ type Server struct {
 	promReg *prometheus.Registry
 	ln      net.Listener
 	http    *http.Server
+	pool    *dial.Pool // connections to the jobs' clusters, kept warm across jobs
 	leading sync.Mutex // held while a term's reconciler runs
 	isLead  bool
 	relocs  relocator
@@ -48,7 +50,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := registry.ValidateID(cfg.ID); err != nil {
 		return nil, fmt.Errorf("server id: %w", err)
 	}
-	s := &Server{cfg: cfg, promReg: prometheus.NewRegistry()}
+	s := &Server{cfg: cfg, promReg: prometheus.NewRegistry(), pool: dial.NewPool(0, cfg.Logger)}
 	var err error
 	if s.cat, err = catalog.Open(ctx, cfg.Catalog, catalog.Options{Logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -112,7 +114,7 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		err := master.Lead(ctx, master.LeadConfig{Registry: s.reg, ID: s.cfg.ID, Poll: s.cfg.Poll,
-			Logger: log, WhileLeading: s.lead})
+			Pool: s.pool, Logger: log, WhileLeading: s.lead})
 		if err != nil {
 			errc <- fmt.Errorf("master: %w", err)
 		}
@@ -123,7 +125,7 @@ func (s *Server) Run(ctx context.Context) error {
 			defer wg.Done()
 			host, _ := os.Hostname()
 			err := worker.RunAgent(ctx, worker.AgentConfig{Registry: s.reg, ID: s.cfg.ID + "-w",
-				Capacity: s.cfg.Workers, Logger: log,
+				Capacity: s.cfg.Workers, Pool: s.pool, Logger: log,
 				Info: fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
 			if err != nil && ctx.Err() == nil {
 				errc <- fmt.Errorf("embedded workers: %w", err)
@@ -210,6 +212,7 @@ func (s *Server) Close() error {
 	if s.reg != nil {
 		s.reg.Close()
 	}
+	s.pool.Close()
 	if s.cat != nil {
 		return s.cat.Close()
 	}

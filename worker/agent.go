@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rangecopy/bulkload"
+	"rangecopy/cluster/dial"
 	"rangecopy/job"
 	"rangecopy/memory"
 	"rangecopy/metrics"
@@ -35,6 +36,9 @@ type AgentConfig struct {
 	// cancelled, resumed) and an idle worker looks for tasks; 0 means 2 s.
 	Refresh time.Duration
 	// DialTimeout bounds reaching a job's clusters; 0 means 30 s.
+	// Pool, when set, lends the connections to the jobs' clusters (rangecopy server keeps
+	// them warm across jobs); nil dials each job's anew.
+	Pool        *dial.Pool
 	DialTimeout time.Duration
 	// Logger receives the worker's log; nil discards.
 	Logger *slog.Logger
@@ -302,7 +306,7 @@ func (a *agent) open(ctx context.Context, j registry.Job) (*agentJob, error) {
 	aj := &agentJob{id: j.ID, rec: rec, limiter: new(BandwidthLimit), counters: new(Counters), loaded: new(bulkload.Counters)}
 	aj.env, err = OpenJob(ctx, JobConfig{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Limiter: aj.limiter,
 		Counters: aj.counters, LoaderCounters: aj.loaded, Memory: a.mem, MemorySlots: a.cfg.Capacity,
-		DialTimeout: a.cfg.DialTimeout, Logger: a.log})
+		Pool: a.cfg.Pool, DialTimeout: a.cfg.DialTimeout, Logger: a.log})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rangecopy/bulkload"
+	"rangecopy/cluster"
 	"rangecopy/cluster/dial"
 	"rangecopy/fsys"
 	"rangecopy/hbase"
@@ -41,6 +42,9 @@ type JobConfig struct {
 	LoaderCounters *bulkload.Counters
 	// Loaded, if set, is called after each file is loaded and checkpointed.
 	Loaded func(OutputFile)
+	// Pool, when set, lends the connections opened from the record's clusters (and takes
+	// them back at Close) instead of dialling them for this job alone.
+	Pool *dial.Pool
 	// DialTimeout bounds reaching each cluster; 0 means 30 s.
 	DialTimeout time.Duration
 	// LoadRetryFor bounds how long the loads of one file may keep failing
@@ -91,35 +95,58 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 			return nil, fmt.Errorf("job %s: %w", c.Job, err)
 		}
 	}
+	hbaseOf := func(cc cluster.Config, side string) (*hbase.Client, error) {
+		log := c.Logger.With("cluster", side)
+		if c.Pool == nil {
+			cl, err := dial.HBase(ctx, cc, user, c.DialTimeout, log)
+			if err == nil {
+				e.closes = append(e.closes, func() { cl.Close() })
+			}
+			return cl, err
+		}
+		cl, release, err := c.Pool.HBase(ctx, cc, user, c.DialTimeout, log)
+		if err == nil {
+			e.closes = append(e.closes, release)
+		}
+		return cl, err
+	}
+	hdfsOf := func(cc cluster.Config) (*fsys.HDFS, error) {
+		if c.Pool == nil {
+			fs, err := dial.HDFS(ctx, cc, user)
+			if err == nil {
+				e.closes = append(e.closes, func() { fs.Close() })
+			}
+			return fs, err
+		}
+		fs, release, err := c.Pool.HDFS(ctx, cc, user)
+		if err == nil {
+			e.closes = append(e.closes, release)
+		}
+		return fs, err
+	}
 	if c.Source == nil {
-		if c.Source, err = dial.HBase(ctx, rec.Source, user, c.DialTimeout, c.Logger.With("cluster", "source")); err != nil {
+		if c.Source, err = hbaseOf(rec.Source, "source"); err != nil {
 			return nil, err
 		}
-		src := c.Source
-		e.closes = append(e.closes, func() { src.Close() })
 	}
 	if c.Target == nil {
-		if c.Target, err = dial.HBase(ctx, rec.Target, user, c.DialTimeout, c.Logger.With("cluster", "target")); err != nil {
+		if c.Target, err = hbaseOf(rec.Target, "target"); err != nil {
 			return nil, err
 		}
-		tgt := c.Target
-		e.closes = append(e.closes, func() { tgt.Close() })
 	}
 	if c.SourceFS == nil {
-		sfs, err := dial.HDFS(ctx, rec.Source, user)
+		sfs, err := hdfsOf(rec.Source)
 		if err != nil {
 			return nil, err
 		}
 		c.SourceFS = sfs
-		e.closes = append(e.closes, func() { sfs.Close() })
 	}
 	if c.TargetFS == nil {
-		tfs, err := dial.HDFS(ctx, rec.Target, user)
+		tfs, err := hdfsOf(rec.Target)
 		if err != nil {
 			return nil, err
 		}
 		c.TargetFS = tfs
-		e.closes = append(e.closes, func() { tfs.Close() })
 	}
 	target := rec.Spec.Target()
 	copied := rec.Spec.Families
