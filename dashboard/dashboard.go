@@ -75,6 +75,7 @@ func New(cfg Config) (*Dashboard, error) {
 	funcs := template.FuncMap{
 		"bytes": bytesText, "rate": rateText, "limit": limitText, "eta": etaText, "duration": durationText,
 		"percent": percentText, "tasks": tasksText, "time": timeHTML, "row": rowText,
+		"lag": lagText, "godur": goDurationText,
 		"pct100": func(f float64) string { return fmt.Sprintf("%.1f", min(100, max(0, f*100))) },
 	}
 	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(webFS, "web/layout.html")

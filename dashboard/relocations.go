@@ -167,12 +167,12 @@ func lagChartSVG(ws []Window, maxLag string) template.HTML {
 	plotW, plotH := float64(chartW-chartLeft-10), float64(chartH-chartBottom-10)
 	x := func(t time.Time) float64 { return float64(chartLeft) + t.Sub(t0).Seconds()/span*plotW }
 	y := func(s float64) float64 { return 10 + plotH - s/top*plotH }
-	secs := func(s float64) string { return durationText(time.Duration(s * float64(time.Second))) }
+	secs := func(s float64) string { return lagText(time.Duration(s * float64(time.Second))) }
 	var b strings.Builder
 	last := ps[len(ps)-1]
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-labelledby="lag-title">`, chartW, chartH)
 	fmt.Fprintf(&b, `<title id="lag-title">Lag of the %d windows that ran over %s: last %s (window %d), at most %s</title>`,
-		len(ps), durationText(t1.Sub(t0)), durationText(last.Lag), last.Seq, secs(top))
+		len(ps), durationText(t1.Sub(t0)), lagText(last.Lag), last.Seq, secs(top))
 	for i := 0; i <= 4; i++ {
 		v := top * float64(i) / 4
 		fmt.Fprintf(&b, `<line class="grid" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`, chartLeft, y(v), chartW-10, y(v))
@@ -195,7 +195,7 @@ func lagChartSVG(ws []Window, maxLag string) template.HTML {
 	fmt.Fprintf(&b, `<polyline class="line" points="%s"/>`, pts.String())
 	for _, p := range ps {
 		fmt.Fprintf(&b, `<circle class="dot" cx="%.1f" cy="%.1f" r="3"><title>window %d: lag %s</title></circle>`,
-			x(p.At), y(p.Lag.Seconds()), p.Seq, durationText(p.Lag))
+			x(p.At), y(p.Lag.Seconds()), p.Seq, lagText(p.Lag))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

@@ -366,7 +366,7 @@ func dashRelocation(v RelocationOut) dashboard.Relocation {
 		NextTick: timeOr(v.NextTick), RunningWindow: v.RunningWindow, Verifying: v.Verifying, Gates: dashGates(v.Gates),
 		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, FinishedAt: timeOr(v.FinishedAt)}
 	for _, t := range v.Tables {
-		r.Tables = append(r.Tables, dashboard.TableMap{Source: t.Source, Target: t.Target})
+		r.Tables = append(r.Tables, dashboard.TableMap{Source: t.Source, Target: orDefault(t.Target, t.Source)})
 	}
 	if v.LagMs != nil {
 		r.Lag, r.HasLag = time.Duration(*v.LagMs)*time.Millisecond, true
