@@ -43,14 +43,14 @@ type Dashboard struct {
 	mux   *http.ServeMux
 }
 
-// navItem is one entry of the navigation bar. A new page (relocations) adds its entry to
-// nav and its routes to New.
+// navItem is one entry of the navigation bar. A new page adds its entry to nav and its
+// routes to New.
 type navItem struct {
 	Name, Path string
 }
 
 func nav() []navItem {
-	return []navItem{{"Jobs", "/jobs"}, {"Workers", "/workers"}}
+	return []navItem{{"Jobs", "/jobs"}, {"Relocations", "/relocations"}, {"Workers", "/workers"}}
 }
 
 // New builds the dashboard.
@@ -75,13 +75,14 @@ func New(cfg Config) (*Dashboard, error) {
 	funcs := template.FuncMap{
 		"bytes": bytesText, "rate": rateText, "limit": limitText, "eta": etaText, "duration": durationText,
 		"percent": percentText, "tasks": tasksText, "time": timeHTML, "row": rowText,
+		"lag": lagText, "godur": goDurationText,
 		"pct100": func(f float64) string { return fmt.Sprintf("%.1f", min(100, max(0, f*100))) },
 	}
 	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(webFS, "web/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: templates: %w", err)
 	}
-	for _, name := range []string{"login", "jobs", "job", "workers", "error"} {
+	for _, name := range []string{"login", "jobs", "job", "workers", "relocations", "relocation", "error"} {
 		t, err := template.Must(layout.Clone()).ParseFS(webFS, "web/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: template %s: %w", name, err)
@@ -101,6 +102,9 @@ func New(cfg Config) (*Dashboard, error) {
 	d.mux.Handle("GET /jobs", d.viewer(d.jobsPage))
 	d.mux.Handle("GET /jobs/{id}", d.viewer(d.jobPage))
 	d.mux.Handle("POST /jobs/{id}/{action}", d.operator(d.act))
+	d.mux.Handle("GET /relocations", d.viewer(d.relocationsPage))
+	d.mux.Handle("GET /relocations/{id}", d.viewer(d.relocationPage))
+	d.mux.Handle("POST /relocations/{id}/{action}", d.operator(d.relocAct))
 	d.mux.Handle("GET /workers", d.viewer(d.workersPage))
 	d.mux.Handle("GET /live", d.viewer(d.live))
 	d.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -36,6 +36,12 @@ func TestFormats(t *testing.T) {
 		{rowText("", true), "(table start)"},
 		{rowText("", false), "(table end)"},
 		{rowText(`a\x00`, true), `a\x00`},
+		{lagText(3638 * time.Millisecond), "3.6 s"},
+		{lagText(0), "0.0 s"},
+		{lagText(95 * time.Second), "1 m 35 s"},
+		{goDurationText("5m0s"), "5 m"},
+		{goDurationText("1h30m0s"), "1 h 30 m"},
+		{goDurationText("soon"), "soon"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

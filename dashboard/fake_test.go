@@ -18,6 +18,7 @@ type memSource struct {
 	workers []Worker
 	acts    []string
 	pageAll bool // serve every job on one page, whatever the limit
+	relocs  []Relocation
 }
 
 func (m *memSource) Authenticate(_ context.Context, secret string) (Principal, error) {
@@ -92,6 +93,77 @@ func (m *memSource) Act(_ context.Context, p Principal, id string, act Action, a
 	return nil
 }
 
+func (m *memSource) Relocations(context.Context) ([]Relocation, error) {
+	var out []Relocation
+	for _, r := range m.relocs {
+		r.Windows = nil
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (m *memSource) Relocation(_ context.Context, id string) (Relocation, error) {
+	for _, r := range m.relocs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return Relocation{}, ErrNotFound
+}
+
+func (m *memSource) RelocationAction(ctx context.Context, p Principal, id string, act RelocationAct) (CutoverPlan, error) {
+	r, err := m.Relocation(ctx, id)
+	if err != nil {
+		return CutoverPlan{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if act == RelocationResume && r.Phase != "paused" {
+		return CutoverPlan{}, &UserError{Status: 409, Message: "only a paused relocation can be resumed"}
+	}
+	m.acts = append(m.acts, fmt.Sprintf("%s %s %s", p.Name, act, id))
+	if act == RelocationDryRun {
+		return CutoverPlan{Blocked: "verification", Gates: r.Gates, Steps: []string{"final window", "verification", "report"}}, nil
+	}
+	return CutoverPlan{}, nil
+}
+
+// fakeRelocations are a relocation catching up, with a full copy, windows that ran, one
+// skipped and one failed, and one that is done with its report.
+func fakeRelocations(t0 time.Time) []Relocation {
+	var ws []Window
+	for i := range 6 {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		w := Window{Seq: i + 1, Kind: "catch-up", Outcome: "ran", From: at.Add(-11 * time.Minute), Until: at.Add(-time.Second),
+			Snapshot: at, StartedAt: at, FinishedAt: at.Add(time.Duration(20+i*5) * time.Second),
+			Duration: time.Duration(20+i*5) * time.Second, Lag: time.Duration(20+i*5) * time.Second,
+			Bytes: int64(i+1) << 20, FilesLoaded: 2, JobIDs: []string{fmt.Sprintf("reloc-job-%d", i+1)}}
+		switch i {
+		case 0:
+			w.Kind, w.From, w.Until, w.Duration, w.Bytes = "full", time.Time{}, time.Time{}, 3*time.Minute, 5<<30
+		case 3:
+			w.Outcome, w.Why, w.JobIDs, w.Bytes, w.Duration, w.Lag = "skipped", "the window before still ran", nil, 0, 0, 0
+		case 4:
+			w.Outcome, w.Why, w.Lag = "failed", "job reloc-job-5 failed", 0
+		}
+		ws = append(ws, w)
+	}
+	ready := Relocation{ID: "reloc-aaaa", Source: "dc1", Target: "dc2", Tables: []TableMap{{"ns:a", "ns:a"}, {"ns:b", "ns:b2"}},
+		Schedule: "*/10 * * * *", Margin: "10m0s", MaxLag: "5m0s", Phase: "catching-up", Watermark: t0.Add(5 * time.Minute),
+		NextTick: t0.Add(10 * time.Minute), Lag: 45 * time.Second, HasLag: true, CreatedBy: "ops", CreatedAt: t0, UpdatedAt: t0,
+		Gates: []Gate{{Name: "phase", OK: true, Detail: "catching-up"}, {Name: "lag", OK: true, Detail: "45s under 5m0s", Forcible: true},
+			{Name: "verification", Detail: "no verification passed yet", Forcible: true}},
+		Windows: ws}
+	done := Relocation{ID: "reloc-bbbb", Source: "dc1", Target: "dc3", Tables: []TableMap{{"ns:c", "ns:c"}}, Schedule: "@every 5m",
+		Margin: "10m0s", MaxLag: "5m0s", Phase: "done", Final: true, CreatedAt: t0, FinishedAt: t0.Add(time.Hour),
+		Verification: &Verification{Until: t0.Add(time.Hour), At: t0.Add(time.Hour), Passed: true, Final: true},
+		Report: &Report{CellsCompared: 123456, Differences: 7, Remaining: 0, RangesRecopied: 2, BytesCopied: 3 << 30,
+			BytesVerified: 6 << 30, Duration: time.Hour, VerifyTime: 5 * time.Minute,
+			Tables: []ReportTable{{Source: "ns:c", Target: "ns:c", CellsCompared: 123456, Differences: 7, RangesRecopied: 2}}},
+		Windows: ws[:1]}
+	return []Relocation{ready, done}
+}
+
 // fakeJobs makes n jobs, every fifth one running, and tasks tasks for the first.
 func fakeSource(n, tasks int) *memSource {
 	m := &memSource{tokens: map[string]Principal{
@@ -99,6 +171,7 @@ func fakeSource(n, tasks int) *memSource {
 		"so": {TokenID: "tok_o", Name: "bob", Role: RoleOperator},
 	}, tasks: map[string][]Task{}}
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	m.relocs = fakeRelocations(t0)
 	for i := range n {
 		j := Job{ID: fmt.Sprintf("copy-t%04d-%016x", i, i), State: "done", Final: true, Source: "dc1", Target: "dc2",
 			Table: fmt.Sprintf("ns:t%d", i), TargetTable: fmt.Sprintf("ns:t%d", i), SubmittedBy: "ops",

@@ -56,6 +56,24 @@ func durationText(d time.Duration) string {
 	return join2(s/86400, "d", s%86400/3600, "h")
 }
 
+// lagText writes a lag: tenths of a second under 10 s (3.6 s), as durationText above.
+func lagText(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1f s", max(0, d.Seconds()))
+	}
+	return durationText(d)
+}
+
+// goDurationText writes a duration in Go's form (5m0s) as durationText does; what does not
+// parse stays as it is.
+func goDurationText(s string) string {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return s
+	}
+	return durationText(d)
+}
+
 func join2(a int64, au string, b int64, bu string) string {
 	if b == 0 {
 		return fmt.Sprintf("%d %s", a, au)

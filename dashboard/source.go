@@ -168,4 +168,119 @@ type Source interface {
 	// Act does an action on a job for p (recorded in the audit log); arg is the rate of
 	// ActionBandwidth.
 	Act(ctx context.Context, p Principal, id string, act Action, arg string) error
+	RelocationSource
+}
+
+// TableMap is a table of a relocation and the name it has on the target.
+type TableMap struct {
+	Source, Target string
+}
+
+// Gate is one cut-over gate of a relocation as it stands.
+type Gate struct {
+	Name, Detail string
+	OK           bool
+	Forcible     bool // a forced cut-over passes over it
+}
+
+// Window is one window of a relocation: the full copy, a catch-up or the final one.
+type Window struct {
+	Seq           int
+	Kind, Outcome string // full, catch-up, final; running, ran, skipped, failed
+	Why           string // why it failed or was skipped
+	// From and Until are the cell time range it copied, [From, Until); both zero for the
+	// full copy. Snapshot is the time it copies up to.
+	From, Until, Snapshot time.Time
+	JobIDs                []string
+	Bytes                 int64
+	FilesLoaded           int64
+	FilesPruned           int64
+	StartedAt, FinishedAt time.Time // FinishedAt zero: not ended
+	Duration              time.Duration
+	Lag                   time.Duration // FinishedAt minus Snapshot, for a window that ran
+}
+
+// Verification is the last verification of a relocation's scope.
+type Verification struct {
+	Until         time.Time // the time range verified was [0, Until)
+	At            time.Time
+	Passed, Final bool
+	Why           string
+}
+
+// ReportTable is one table's part of a cut-over report.
+type ReportTable struct {
+	Source, Target                        string
+	CellsCompared, Differences, Remaining int64
+	RangesRecopied                        int
+}
+
+// Report is what a relocation's cut-over found and repaired.
+type Report struct {
+	Until                                 time.Time
+	CellsCompared, Differences, Remaining int64
+	RangesRecopied                        int
+	BytesCopied, BytesVerified            int64
+	Windows                               map[string]int // by outcome
+	Duration, VerifyTime                  time.Duration
+	Tables                                []ReportTable
+}
+
+// Relocation is a relocation as the pages show it.
+type Relocation struct {
+	ID                 string
+	Source, Target     string
+	Tables             []TableMap
+	StartRow, StopRow  string // \xNN form; empty: each table's start or end
+	Schedule           string
+	Margin, MaxLag     string
+	Bandwidth          string // each job's cap as asked; empty: none
+	Phase, ResumePhase string
+	Why                string
+	Final              bool // it has ended: no actions
+	Watermark          time.Time
+	NextTick           time.Time // zero: none due
+	RunningWindow      int       // seq of the window running; 0: none
+	Lag                time.Duration
+	HasLag             bool // a catch-up window ran, so Lag is known
+	Verifying          bool
+	Verification       *Verification
+	Gates              []Gate
+	Report             *Report
+	CreatedBy          string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	FinishedAt         time.Time
+	Windows            []Window // oldest first; only from Source.Relocation
+}
+
+// RelocationAct is what an operator asks of a relocation.
+type RelocationAct string
+
+// The actions the relocation page offers.
+const (
+	RelocationPause  RelocationAct = "pause"
+	RelocationResume RelocationAct = "resume"
+	RelocationCancel RelocationAct = "cancel"
+	// RelocationDryRun asks what a cut-over would do and which gate blocks it, changing
+	// nothing.
+	RelocationDryRun RelocationAct = "dry-run"
+)
+
+// CutoverPlan is the answer of a cut-over dry run.
+type CutoverPlan struct {
+	Blocked string // the gate that blocks it; empty: none
+	Gates   []Gate
+	Steps   []string // what it would do, in order
+}
+
+// RelocationSource is the part of Source that reads and acts on relocations.
+type RelocationSource interface {
+	// Relocations lists the relocations, oldest first, without their windows.
+	Relocations(ctx context.Context) ([]Relocation, error)
+	// Relocation returns one relocation with its windows; ErrNotFound if unknown.
+	Relocation(ctx context.Context, id string) (Relocation, error)
+	// RelocationAction does an action on a relocation for p (recorded in the audit log);
+	// a dry run returns its plan.
+	RelocationAction(ctx context.Context, p Principal, id string, act RelocationAct) (CutoverPlan, error)
 }

@@ -15,6 +15,7 @@ import (
 	"rangecopy/dashboard"
 	"rangecopy/master"
 	"rangecopy/registry"
+	"rangecopy/relocation"
 	"rangecopy/units"
 )
 
@@ -247,6 +248,76 @@ func (d dashSource) Act(ctx context.Context, p dashboard.Principal, id string, a
 	default:
 		err = huma.Error400BadRequest("unknown action " + string(act))
 	}
+	d.audit(ctx, p, "/jobs/"+id+"/"+string(act), "dashboard-"+string(act), err)
+	if err != nil {
+		return dashErr(err)
+	}
+	s.noteEvent(ctx, id, note)
+	return nil
+}
+
+func (d dashSource) Relocations(ctx context.Context) ([]dashboard.Relocation, error) {
+	s := d.a.s
+	rs, err := s.cat.ListRelocations(ctx, false)
+	if err != nil {
+		return nil, dashErr(d.a.problem(err, "relocations"))
+	}
+	out := make([]dashboard.Relocation, 0, len(rs))
+	for _, r := range rs {
+		v, err := s.relocationView(ctx, r, false)
+		if err != nil {
+			return nil, dashErr(d.a.problem(err, "relocation "+r.ID))
+		}
+		out = append(out, dashRelocation(v))
+	}
+	return out, nil
+}
+
+func (d dashSource) Relocation(ctx context.Context, id string) (dashboard.Relocation, error) {
+	s := d.a.s
+	r, err := s.cat.GetRelocation(ctx, id)
+	if err != nil {
+		return dashboard.Relocation{}, dashErr(d.a.problem(err, "relocation "+id))
+	}
+	v, err := s.relocationView(ctx, r, true)
+	if err != nil {
+		return dashboard.Relocation{}, dashErr(d.a.problem(err, "relocation "+id))
+	}
+	return dashRelocation(v), nil
+}
+
+// RelocationAction does an operator's action on a relocation from the dashboard as the
+// API's operations do it, noted in the audit log.
+func (d dashSource) RelocationAction(ctx context.Context, p dashboard.Principal, id string, act dashboard.RelocationAct) (dashboard.CutoverPlan, error) {
+	var plan dashboard.CutoverPlan
+	var err error
+	path := "/relocations/" + id + "/" + string(act)
+	switch act {
+	case dashboard.RelocationPause, dashboard.RelocationResume, dashboard.RelocationCancel:
+		_, err = d.a.s.relocationEvent(ctx, id, controlEvent(string(act), p.Name+" (dashboard)"), nil, nil)
+		if err != nil {
+			err = d.a.relocationProblem(err, id)
+		}
+	case dashboard.RelocationDryRun:
+		path = "/relocations/" + id + "/cutover"
+		var out *struct{ Body CutoverOut }
+		if out, err = d.a.cutover(ctx, id, false, true); err == nil {
+			plan = dashboard.CutoverPlan{Blocked: out.Body.Blocked, Gates: dashGates(out.Body.Gates), Steps: out.Body.Steps}
+		}
+	default:
+		err = huma.Error400BadRequest("unknown action " + string(act))
+	}
+	d.audit(ctx, p, path, "dashboard-relocation-"+string(act), err)
+	if err != nil {
+		return plan, dashErr(err)
+	}
+	return plan, nil
+}
+
+// audit records an action of the dashboard in the audit log, with the status its error
+// means.
+func (d dashSource) audit(ctx context.Context, p dashboard.Principal, path, msg string, err error) {
+	s := d.a.s
 	status := http.StatusOK
 	var se huma.StatusError
 	if errors.As(err, &se) {
@@ -255,16 +326,70 @@ func (d dashSource) Act(ctx context.Context, p dashboard.Principal, id string, a
 		status = http.StatusInternalServerError
 	}
 	e := catalog.AuditEntry{TokenID: p.TokenID, TokenName: p.Name, Role: catalog.Role(p.Role), Method: http.MethodPost,
-		Path: "/jobs/" + id + "/" + string(act), RemoteAddr: p.Addr, Status: status, Message: "dashboard-" + string(act)}
+		Path: path, RemoteAddr: p.Addr, Status: status, Message: msg}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
 	defer cancel()
 	if _, aerr := s.cat.AppendAudit(actx, e); aerr != nil {
 		s.metrics.catalogErrors.Inc()
 		s.cfg.Logger.Error("audit log: cannot record a dashboard action", "path", e.Path, "err", aerr)
 	}
-	if err != nil {
-		return dashErr(err)
+}
+
+// msTime is a cell timestamp in ms as a time; 0 is the zero time.
+func msTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
 	}
-	s.noteEvent(ctx, id, note)
-	return nil
+	return time.UnixMilli(ms).UTC()
+}
+
+func timeOr(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+func dashGates(gs []GateOut) []dashboard.Gate {
+	out := make([]dashboard.Gate, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, dashboard.Gate{Name: g.Name, Detail: g.Detail, OK: g.OK, Forcible: g.Forcible})
+	}
+	return out
+}
+
+// dashRelocation is a relocation in the dashboard's terms.
+func dashRelocation(v RelocationOut) dashboard.Relocation {
+	r := dashboard.Relocation{ID: v.ID, Source: v.Source, Target: v.Target, StartRow: v.StartRow, StopRow: v.StopRow,
+		Schedule: v.Schedule, Margin: v.Margin, MaxLag: v.MaxLag, Bandwidth: v.Bandwidth, Phase: v.Phase,
+		ResumePhase: v.ResumePhase, Why: v.Why, Final: relocation.Phase(v.Phase).Final(), Watermark: msTime(v.Watermark),
+		NextTick: timeOr(v.NextTick), RunningWindow: v.RunningWindow, Verifying: v.Verifying, Gates: dashGates(v.Gates),
+		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, FinishedAt: timeOr(v.FinishedAt)}
+	for _, t := range v.Tables {
+		r.Tables = append(r.Tables, dashboard.TableMap{Source: t.Source, Target: orDefault(t.Target, t.Source)})
+	}
+	if v.LagMs != nil {
+		r.Lag, r.HasLag = time.Duration(*v.LagMs)*time.Millisecond, true
+	}
+	if x := v.Verification; x != nil {
+		r.Verification = &dashboard.Verification{Until: msTime(x.Until), At: x.At, Passed: x.Passed, Final: x.Final, Why: x.Why}
+	}
+	if x := v.Report; x != nil {
+		rep := &dashboard.Report{Until: msTime(x.Until), CellsCompared: x.CellsCompared, Differences: x.Differences,
+			Remaining: x.Remaining, RangesRecopied: x.RangesRecopied, BytesCopied: x.BytesCopied, BytesVerified: x.BytesVerified,
+			Windows: x.Windows, Duration: time.Duration(x.DurationMs) * time.Millisecond, VerifyTime: time.Duration(x.VerifyMs) * time.Millisecond}
+		for _, t := range x.Tables {
+			rep.Tables = append(rep.Tables, dashboard.ReportTable{Source: t.Source, Target: t.Target, CellsCompared: t.CellsCompared,
+				Differences: t.Differences, Remaining: t.Remaining, RangesRecopied: len(t.RangesRecopied)})
+		}
+		r.Report = rep
+	}
+	for _, w := range v.Windows {
+		r.Windows = append(r.Windows, dashboard.Window{Seq: w.Seq, Kind: w.Kind, Outcome: w.Outcome, Why: w.Why,
+			From: msTime(w.StartTime), Until: msTime(w.EndTime), Snapshot: msTime(w.SnapshotTime), JobIDs: w.JobIDs,
+			Bytes: w.Bytes, FilesLoaded: w.FilesLoaded, FilesPruned: w.FilesPruned, StartedAt: w.StartedAt,
+			FinishedAt: timeOr(w.FinishedAt), Duration: time.Duration(w.DurationMs) * time.Millisecond,
+			Lag: time.Duration(w.LagMs) * time.Millisecond})
+	}
+	return r
 }

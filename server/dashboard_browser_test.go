@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -232,8 +233,8 @@ func writeBulk(t *testing.T, env *testenv.Env, table string, rows, size int) {
 
 // TestDashboardInBrowser drives the dashboard in headless Chromium against a server on the
 // real clusters: a slow job's progress bar moves without a reload, pausing from the page
-// pauses it (the API agrees), a viewer sees no actions and forged POSTs are refused, and
-// every page passes axe-core with no serious or critical violation. It takes screenshots of
+// pauses it (the API agrees), a relocation's page shows its windows, a viewer sees no
+// actions and forged POSTs are refused, and every page passes axe-core with no serious or critical violation. It takes screenshots of
 // each page (RANGECOPY_SCREENSHOTS=docs/screenshots writes them where the README shows them).
 func TestDashboardInBrowser(t *testing.T) {
 	env := testenv.Get(t)
@@ -319,6 +320,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	b.accessible("workers")
 	b.shot("workers")
 
+	rel := relocationInBrowser(t, env, r, b)
+
 	// A viewer: no action buttons, and a POST of theirs is refused.
 	eval[bool](b, `document.querySelector('form[action="/logout"] button').click(); true`)
 	b.do(chromedp.WaitVisible("#secret"))
@@ -329,6 +332,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	b.accessible("job (viewer)")
 	b.shot("job-viewer")
+	b.do(chromedp.Navigate(r.url+"/relocations/"+rel), chromedp.WaitVisible("table.windows"))
+	if n := eval[int](b, `document.querySelectorAll('.actions, button[class^=act-], form[action^="/relocations/"]').length`); n != 0 {
+		t.Errorf("a viewer's relocation page has %d action controls", n)
+	}
 
 	// Forged POSTs, as another site's page or a script would send them.
 	viewerCSRF := eval[string](b, `document.querySelector('input[name=csrf]').value`)
@@ -383,4 +390,87 @@ func TestDashboardInBrowser(t *testing.T) {
 	if v := r.waitJob(j.ID, time.Second, "still paused", func(v JobOut) bool { return true }); v.State != "paused" {
 		t.Errorf("after the forged resumes the job is %s; want paused", v.State)
 	}
+}
+
+// relocationInBrowser creates a relocation of a small table on a schedule of seconds, waits
+// until its full copy and two catch-ups ran, and checks the relocations list and the
+// relocation's page as an operator sees them: a row for every window the API lists, the lag
+// chart, the gates and the dry-run button; both pages pass axe-core. It returns the
+// relocation's id; the test's end cancels it.
+func relocationInBrowser(t *testing.T, env *testenv.Env, r *rig, b *browser) string {
+	t.Helper()
+	table := copytest.CreateSource(t, env, "dashrel")
+	copytest.WriteRounds(t, env.Source, table, copytest.BinaryRows(100), 2, time.Now().UnixMilli()-3_600_000, true)
+	copytest.DropTargetLater(t, env, table)
+	a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations", map[string]any{"source": "src", "target": "dst",
+		"tables": []string{table}, "schedule": "*/3 * * * * *", "margin": "30s"})
+	if a.status != http.StatusCreated {
+		t.Fatalf("create relocation: %d %s", a.status, a.body)
+	}
+	var rel RelocationOut
+	a.decode(t, &rel)
+	t.Cleanup(func() { r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cancel", nil) })
+	rel = r.waitRelocation(rel.ID, 4*time.Minute, "past the full copy with two catch-ups run", func(v RelocationOut) bool {
+		return countOutcomes(v.Windows)["ran"] >= 3 && v.LagMs != nil
+	})
+
+	b.do(chromedp.Navigate(r.url+"/relocations"), chromedp.WaitVisible(`tr[data-relocation="`+rel.ID+`"]`))
+	if got := eval[string](b, `document.querySelector('tr[data-relocation="`+rel.ID+`"]').textContent`); !strings.Contains(got, table) ||
+		!strings.Contains(got, "src → dst") {
+		t.Errorf("the relocations list's row reads %q", got)
+	}
+	b.accessible("relocations")
+
+	b.do(chromedp.Navigate(r.url+"/relocations/"+rel.ID), chromedp.WaitVisible("table.windows"))
+	type row struct {
+		Seq     string `json:"seq"`
+		Outcome string `json:"outcome"`
+		Text    string `json:"text"`
+	}
+	var rows []row
+	raw := eval[string](b, `JSON.stringify([...document.querySelectorAll('table.windows tbody tr')].map(tr => ({seq: tr.dataset.seq, outcome: tr.dataset.outcome, text: tr.textContent})))`)
+	if err := json.Unmarshal([]byte(raw), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < len(rel.Windows) {
+		t.Fatalf("the page shows %d windows; the API listed %d before it loaded", len(rows), len(rel.Windows))
+	}
+	for i, w := range rel.Windows {
+		got := rows[i]
+		if got.Seq != strconv.Itoa(w.Seq) || (w.Outcome != "running" && got.Outcome != w.Outcome) || !strings.Contains(got.Text, w.Kind) {
+			t.Errorf("window row %d: seq %s, %s, %q; the API says %d %s %s", i, got.Seq, got.Outcome, got.Text, w.Seq, w.Kind, w.Outcome)
+		}
+		for _, j := range w.JobIDs {
+			if !strings.Contains(got.Text, j) {
+				t.Errorf("window %d's row does not name its job %s", w.Seq, j)
+			}
+		}
+	}
+	if n := eval[int](b, `document.querySelectorAll('svg.chart circle.dot').length`); n < 2 {
+		t.Errorf("the lag chart has %d points; two catch-ups ran", n)
+	}
+	if n := eval[int](b, `document.querySelectorAll('svg.strip rect').length`); n < len(rel.Windows) {
+		t.Errorf("the window strip has %d cells for %d windows", n, len(rel.Windows))
+	}
+	if eval[string](b, `document.querySelector('table.windows time').getAttribute('datetime')`) == "" {
+		t.Error("a window's time has no datetime")
+	}
+	if n := eval[int](b, `document.querySelectorAll('ul.gates li').length`); n != len(rel.Gates) {
+		t.Errorf("the page shows %d gates; the API %d", n, len(rel.Gates))
+	}
+	b.do(chromedp.WaitVisible("button.act-dry-run"))
+	t.Logf("relocation %s: %s, lag %d ms, %d windows %v on the page", rel.ID, rel.Phase, *rel.LagMs, len(rows), countOutcomes(rel.Windows))
+	b.accessible("relocation")
+	b.shot("relocation")
+
+	// The dry run answers on the page and changes nothing.
+	b.do(chromedp.Click("button.act-dry-run"), chromedp.WaitVisible("#h-plan"))
+	if n := eval[string](b, `document.querySelector('p.notice').textContent`); !strings.Contains(n, "Dry run") {
+		t.Errorf("after the dry run the page says %q", n)
+	}
+	if v := r.waitRelocation(rel.ID, time.Second, "unchanged", func(RelocationOut) bool { return true }); v.Phase == "cutting-over" || v.Phase == "done" {
+		t.Errorf("a dry run started the cut-over: %s", v.Phase)
+	}
+	b.accessible("relocation (dry run)")
+	return rel.ID
 }

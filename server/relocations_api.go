@@ -368,21 +368,16 @@ func (a *api) registerRelocations() {
 		return a.patchRelocation(ctx, in.ID, in.Body)
 	})
 
-	acts := []struct {
-		name, summary string
-		ev            func(by string) relocation.Event
-	}{
-		{"pause", "Pause a relocation: no new windows, the running window's jobs pause", func(by string) relocation.Event { return relocation.Pause{By: by} }},
-		{"resume", "Resume a paused relocation; ticks missed make one catch-up at once", func(by string) relocation.Event {
-			return relocation.ResumeEvent{By: by, Now: time.Now()}
-		}},
-		{"cancel", "Cancel a relocation: its running jobs and verification stop; what was copied stays", func(by string) relocation.Event { return relocation.Cancel{By: by} }},
+	acts := []struct{ name, summary string }{
+		{"pause", "Pause a relocation: no new windows, the running window's jobs pause"},
+		{"resume", "Resume a paused relocation; ticks missed make one catch-up at once"},
+		{"cancel", "Cancel a relocation: its running jobs and verification stop; what was copied stays"},
 	}
 	for _, act := range acts {
 		o := op(act.name+"-relocation", http.MethodPost, "/relocations/{id}/"+act.name, act.summary, catalog.RoleOperator, "relocations")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *relocationIDIn) (*relocationOutput, error) {
-			r, err := s.relocationEvent(ctx, in.ID, act.ev(callerOf(ctx).name), nil, nil)
+			r, err := s.relocationEvent(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name), nil, nil)
 			if err != nil {
 				return nil, a.relocationProblem(err, in.ID)
 			}
@@ -402,6 +397,20 @@ func (a *api) registerRelocations() {
 	}) (*struct{ Body CutoverOut }, error) {
 		return a.cutover(ctx, in.ID, in.Body.Force, in.Body.DryRun)
 	})
+}
+
+// controlEvent is the event of an operator's pause, resume or cancel of a relocation; nil
+// for another name.
+func controlEvent(name, by string) relocation.Event {
+	switch name {
+	case "pause":
+		return relocation.Pause{By: by}
+	case "resume":
+		return relocation.ResumeEvent{By: by, Now: time.Now()}
+	case "cancel":
+		return relocation.Cancel{By: by}
+	}
+	return nil
 }
 
 // relocationAnswer is the answer showing a relocation.
