@@ -96,7 +96,7 @@ func op(id, method, path, summary string, role catalog.Role, tags ...string) hum
 	if role != "" {
 		o.Security = []map[string][]string{{"bearer": {}}}
 		o.Metadata = map[string]any{roleMeta: role}
-		o.Errors = []int{http.StatusUnauthorized, http.StatusForbidden}
+		o.Errors = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden}
 		o.Description = fmt.Sprintf("Needs a token of role %s or above.", role)
 	}
 	return o

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -95,6 +96,33 @@ func configOf(name string, in ClusterInput) (cluster.Config, error) {
 	return c, nil
 }
 
+// resolvable refuses a cluster whose ZooKeeper or NameNode hosts have no address: a typo
+// found at registration rather than at each job's submission. IP addresses pass as they are.
+func resolvable(ctx context.Context, cfg cluster.Config) error {
+	check := func(field string, hostports []string) error {
+		for _, hp := range hostports {
+			host, _, err := net.SplitHostPort(hp)
+			if err != nil {
+				host = hp
+			}
+			if net.ParseIP(host) != nil {
+				continue
+			}
+			lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err = net.DefaultResolver.LookupHost(lctx, host)
+			cancel()
+			if err != nil {
+				return fieldProblem(field, fmt.Sprintf("host %q has no address: %v", host, err), host)
+			}
+		}
+		return nil
+	}
+	if err := check("zkQuorum", cfg.ZKQuorum); err != nil {
+		return err
+	}
+	return check("hdfsRoot", cfg.NameNodes)
+}
+
 // inputOf is the registered form of a catalog cluster.
 func inputOf(c catalog.Cluster) ClusterInput {
 	return ClusterInput{ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot, User: c.User, SiteFiles: c.SiteFiles}
@@ -144,6 +172,9 @@ func (a *api) registerClusters() {
 		if err != nil {
 			return nil, err
 		}
+		if err := resolvable(ctx, cfg); err != nil {
+			return nil, err
+		}
 		c, err := cat.CreateCluster(ctx, recordOf(in.Body.Name, in.Body.ClusterInput, cfg))
 		if err != nil {
 			return nil, a.problem(err, "cluster "+in.Body.Name)
@@ -167,6 +198,9 @@ func (a *api) registerClusters() {
 	}) (*clusterOutput, error) {
 		cfg, err := configOf(in.Name, in.Body)
 		if err != nil {
+			return nil, err
+		}
+		if err := resolvable(ctx, cfg); err != nil {
 			return nil, err
 		}
 		c, err := cat.UpdateCluster(ctx, recordOf(in.Name, in.Body, cfg))
