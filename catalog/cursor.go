@@ -26,6 +26,8 @@ type cursor struct {
 const (
 	cursorJobs  byte = 'j'
 	cursorAudit byte = 'a'
+	// cursorVerifications: verifications sort newest first by (createdAt, id).
+	cursorVerifications byte = 'v'
 	// maxCursorKey bounds a cursor's key: the longest job id the schema holds.
 	maxCursorKey = 191
 	// maxCursorLen bounds the encoded form before it is decoded.
@@ -61,9 +63,9 @@ func decodeCursor(s string, kind byte) (cursor, error) {
 		return cursor{}, fmt.Errorf("%w: cursor: malformed key", ErrInvalid)
 	}
 	switch kind {
-	case cursorJobs:
+	case cursorJobs, cursorVerifications:
 		if c.key == "" {
-			return cursor{}, fmt.Errorf("%w: cursor: no job id", ErrInvalid)
+			return cursor{}, fmt.Errorf("%w: cursor: no id", ErrInvalid)
 		}
 		// Times the databases can hold: years 1 to 9999.
 		if c.micros < minMicros || c.micros > maxMicros {

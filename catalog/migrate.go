@@ -22,6 +22,7 @@ type migration struct {
 var migrations = []migration{
 	{version: 1, name: "clusters, jobs, job events, tokens, audit log", sql: schemaV1},
 	{version: 2, name: "relocations and their windows", sql: schemaV2},
+	{version: 3, name: "verifications", sql: schemaV3},
 }
 
 // types are the column types of one dialect.
@@ -196,6 +197,34 @@ func schemaV2(d Dialect) []string {
 	if d != MySQL {
 		out = append(out, "CREATE INDEX IF NOT EXISTS relocations_created ON relocations (created_at, id)",
 			"CREATE INDEX IF NOT EXISTS relocations_phase ON relocations (phase)")
+	}
+	return out
+}
+
+// schemaV3 adds verifications: a comparison of a range of a table on two clusters, run by
+// one server (runner), its spec and its report as JSON.
+func schemaV3(d Dialect) []string {
+	t := typesOf(d)
+	r := strings.NewReplacer("{text}", t.text, "{time}", t.time, "{suffix}", t.suffix)
+	keys := ""
+	if d == MySQL {
+		keys = ",\n  KEY verifications_created (created_at, id),\n  KEY verifications_state (state)"
+	}
+	out := []string{r.Replace(`CREATE TABLE IF NOT EXISTS verifications (
+  id VARCHAR(64) NOT NULL PRIMARY KEY,
+  spec {text} NOT NULL,
+  state VARCHAR(16) NOT NULL,
+  report {text} NOT NULL,
+  error {text} NOT NULL,
+  runner VARCHAR(255) NOT NULL,
+  created_by VARCHAR(255) NOT NULL,
+  created_at {time} NOT NULL,
+  heartbeat_at {time} NOT NULL,
+  finished_at {time} NULL` + keys + `
+){suffix}`)}
+	if d != MySQL {
+		out = append(out, "CREATE INDEX IF NOT EXISTS verifications_created ON verifications (created_at, id)",
+			"CREATE INDEX IF NOT EXISTS verifications_state ON verifications (state)")
 	}
 	return out
 }

@@ -69,6 +69,7 @@ func newAPI(s *Server) *api {
 	a.registerTokens()
 	a.registerWorkers()
 	a.registerRelocations()
+	a.registerVerifications()
 	return a
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -558,13 +559,21 @@ func (s *Server) verifyScope(ctx context.Context, r catalog.Relocation, until in
 // recopier copies one row range of a table again over [0, until), as a job of the server,
 // and waits for it.
 func (s *Server) recopier(r catalog.Relocation, tm relocation.TableMap, until int64) verify.CopyFunc {
+	zero := int64(0)
+	end := until
+	base := JobSubmission{Source: r.SourceCluster, Target: r.TargetCluster, Request: job.Request{Table: tm.Source, TargetTable: tm.Target,
+		StartTime: &zero, EndTime: &end, Families: r.Families, Bandwidth: r.Bandwidth}}
+	return s.rangeCopier(base, "relocation "+r.ID+" repair")
+}
+
+// rangeCopier copies one row range of base's table again (base's rows replaced by the
+// range), as a job of the server submitted on behalf of by, and waits for it.
+func (s *Server) rangeCopier(base JobSubmission, by string) verify.CopyFunc {
 	return func(ctx context.Context, rng job.KeyRange) error {
-		zero := int64(0)
-		end := until
-		sub := JobSubmission{Source: r.SourceCluster, Target: r.TargetCluster, Request: job.Request{Table: tm.Source, TargetTable: tm.Target,
-			StartRow: rowkey.Format(rng.Start), StopRow: rowkey.Format(rng.End), StartTime: &zero, EndTime: &end,
-			Families: r.Families, Bandwidth: r.Bandwidth}}
-		id, _, err := s.Submit(ctx, sub, "relocation "+r.ID+" repair", "")
+		sub := base
+		sub.Families = slices.Clone(base.Families)
+		sub.StartRow, sub.StopRow = rowkey.Format(rng.Start), rowkey.Format(rng.End)
+		id, _, err := s.Submit(ctx, sub, by, "")
 		if err != nil {
 			return err
 		}

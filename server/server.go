@@ -36,6 +36,7 @@ type Server struct {
 	leading sync.Mutex // held while a term's reconciler runs
 	isLead  bool
 	relocs  relocator
+	verifs  verifier
 }
 
 // New opens the catalog and the registry and binds the listener; Run serves. The caller
@@ -108,6 +109,11 @@ func (s *Server) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	log := s.cfg.Logger
+	// Verifications that were running when this server (of this id) or another stopped end
+	// in error; the ones created from now on run under ctx.
+	s.interruptVerifications(ctx, true)
+	s.verifs.begin(ctx)
+	defer s.verifs.wait()
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
 	wg.Add(1)
@@ -189,6 +195,7 @@ func (s *Server) lead(ctx context.Context) {
 			s.cfg.Logger.Warn("reconcile catalog and registry", "err", err)
 			s.metrics.catalogErrors.Inc()
 		}
+		s.interruptVerifications(ctx, false)
 		select {
 		case <-ctx.Done():
 			return

@@ -1,0 +1,454 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"rangecopy/catalog"
+	"rangecopy/job"
+	"rangecopy/verify"
+)
+
+// A verification runs on the server that received it, in a goroutine; it beats in the
+// catalog every verifyHeartbeat, and one whose heartbeat is older than verifyStale is taken
+// for dead (its server stopped) and marked error by the next server that starts, or by the
+// leader.
+const (
+	verifyHeartbeat = 10 * time.Second
+	verifyStale     = 6 * verifyHeartbeat
+)
+
+// VerificationRequest is the body of POST /verifications: what to compare, as rangecopy
+// verify's flags say it.
+type VerificationRequest struct {
+	Source      string   `json:"source" minLength:"1" maxLength:"128" doc:"name of the registered source cluster" example:"dc1"`
+	Target      string   `json:"target" minLength:"1" maxLength:"128" doc:"name of the registered target cluster" example:"dc2"`
+	Table       string   `json:"table" maxLength:"512" doc:"source table, [namespace:]name" example:"ns:events"`
+	TargetTable string   `json:"targetTable,omitempty" maxLength:"512" doc:"target table; empty: the source's name"`
+	StartRow    string   `json:"startRow,omitempty" maxLength:"4096" doc:"first row (inclusive), HBase shell escapes such as \\x00; empty: the table's start"`
+	StopRow     string   `json:"stopRow,omitempty" maxLength:"4096" doc:"row to stop before (exclusive); empty: the table's end"`
+	StartTime   *int64   `json:"startTime,omitempty" doc:"oldest cell timestamp compared (inclusive, ms)"`
+	EndTime     *int64   `json:"endTime,omitempty" doc:"timestamp to stop before (exclusive, ms)"`
+	Families    []string `json:"families,omitempty" maxItems:"1000" doc:"column families compared; empty: every family of the source"`
+	Mode        string   `json:"mode,omitempty" enum:"visible,raw" default:"visible" doc:"visible: what a read returns (deletes applied, versions capped, TTL); raw: every cell and delete marker"`
+	Bandwidth   string   `json:"bandwidth,omitempty" maxLength:"64" doc:"read cap of both sides together, e.g. 200MB/s; empty: none"`
+	MaxDiffs    int      `json:"maxDiffs,omitempty" minimum:"1" maximum:"100000" default:"100" doc:"differing cells listed (all are counted)"`
+	Repair      bool     `json:"repair,omitempty" doc:"re-copy the mismatched row ranges (as copy jobs of this server) and verify them again"`
+}
+
+// CellDifference is one differing cell, its bytes in \xNN form.
+type CellDifference struct {
+	Kind        string  `json:"kind" enum:"missing on target,extra on target,value differs" doc:"how it differs"`
+	Row         string  `json:"row" doc:"row key"`
+	Family      string  `json:"family" doc:"column family"`
+	Qualifier   string  `json:"qualifier" doc:"qualifier"`
+	Timestamp   int64   `json:"timestamp" doc:"timestamp, ms"`
+	Type        string  `json:"type" doc:"cell type: Put or a delete marker's"`
+	SourceValue *string `json:"sourceValue,omitempty" doc:"the source's value"`
+	TargetValue *string `json:"targetValue,omitempty" doc:"the target's value"`
+}
+
+// VerificationReport is what a verification found: with repair, the counts are the second
+// pass's, over the repaired ranges' batches, and the first pass's differences are kept too.
+type VerificationReport struct {
+	SourceTable       string           `json:"sourceTable" doc:"source table"`
+	TargetTable       string           `json:"targetTable" doc:"target table"`
+	Mode              string           `json:"mode" doc:"visible or raw"`
+	SourceSnapshot    string           `json:"sourceSnapshot" doc:"snapshot read on the source"`
+	TargetSnapshot    string           `json:"targetSnapshot" doc:"snapshot read on the target"`
+	SourceCells       int64            `json:"sourceCells" doc:"cells compared on the source"`
+	TargetCells       int64            `json:"targetCells" doc:"cells compared on the target"`
+	SourceRows        int64            `json:"sourceRows" doc:"rows compared on the source"`
+	TargetRows        int64            `json:"targetRows" doc:"rows compared on the target"`
+	Batches           int              `json:"batches" doc:"batches hashed on each side"`
+	BatchesMatched    int              `json:"batchesMatched" doc:"batches whose hashes matched"`
+	BatchesMismatched int              `json:"batchesMismatched" doc:"batches whose hashes differed"`
+	MismatchedRanges  []verify.Range   `json:"mismatchedRanges" doc:"row ranges of the mismatched batches, adjacent ones joined"`
+	DifferenceCount   int64            `json:"differenceCount" doc:"differing cells, all counted"`
+	Differences       []CellDifference `json:"differences" doc:"the first differing cells (at most maxDiffs)"`
+	BytesRead         int64            `json:"bytesRead" doc:"HFile bytes read, both sides"`
+	ElapsedMs         int64            `json:"elapsedMs" doc:"how long the comparison took"`
+	Repaired          []verify.Range   `json:"repaired,omitempty" doc:"row ranges re-copied by the repair"`
+	// Before is the first pass of a verification that repaired.
+	Before *VerificationReport `json:"before,omitempty" doc:"with repair: the first pass, before the re-copy"`
+}
+
+// VerificationOutput is a verification as the API shows it.
+type VerificationOutput struct {
+	ID         string              `json:"id" doc:"the verification's id"`
+	State      string              `json:"state" enum:"running,passed,failed,error" doc:"running; passed: equal; failed: they differ (see report); error: it could not compare (see error)"`
+	Request    VerificationRequest `json:"request" doc:"what it compares"`
+	Report     *VerificationReport `json:"report,omitempty" doc:"what it found, once it ended (passed or failed)"`
+	Error      string              `json:"error,omitempty" doc:"why it ended in error"`
+	Runner     string              `json:"runner" doc:"id of the server that runs it"`
+	CreatedBy  string              `json:"createdBy" doc:"token name of its creator"`
+	CreatedAt  time.Time           `json:"createdAt" doc:"when it was created"`
+	FinishedAt *time.Time          `json:"finishedAt,omitempty" doc:"when it ended"`
+}
+
+// reportOf is the API's form of verify's report.
+func reportOf(r verify.Report) (VerificationReport, error) {
+	out := VerificationReport{SourceTable: r.SourceTable, TargetTable: r.TargetTable, Mode: r.Mode.String(),
+		SourceSnapshot: r.SourceSnapshot, TargetSnapshot: r.TargetSnapshot, SourceCells: r.SourceCells, TargetCells: r.TargetCells,
+		SourceRows: r.SourceRows, TargetRows: r.TargetRows, Batches: r.Batches, BatchesMatched: r.BatchesMatched,
+		BatchesMismatched: r.BatchesMismatched, MismatchedRanges: append([]verify.Range{}, r.MismatchedRanges...),
+		DifferenceCount: r.DifferenceCount, Differences: []CellDifference{}, BytesRead: r.BytesRead, ElapsedMs: r.ElapsedMs,
+		Repaired: r.Repaired}
+	for _, d := range r.Differences {
+		// verify writes a difference's bytes in \xNN form; its JSON is the API's.
+		b, err := json.Marshal(d)
+		if err != nil {
+			return out, fmt.Errorf("difference %s: %w", d, err)
+		}
+		var cd CellDifference
+		if err := json.Unmarshal(b, &cd); err != nil {
+			return out, fmt.Errorf("difference %s: %w", d, err)
+		}
+		out.Differences = append(out.Differences, cd)
+	}
+	return out, nil
+}
+
+// verificationView is the API's form of a stored verification.
+func verificationView(v catalog.Verification) (VerificationOutput, error) {
+	out := VerificationOutput{ID: v.ID, State: string(v.State), Error: v.Error, Runner: v.Runner, CreatedBy: v.CreatedBy,
+		CreatedAt: v.CreatedAt, FinishedAt: v.FinishedAt}
+	if err := json.Unmarshal([]byte(v.Spec), &out.Request); err != nil {
+		return out, fmt.Errorf("verification %s: stored spec: %w", v.ID, err)
+	}
+	if v.Report != "" {
+		var rep VerificationReport
+		if err := json.Unmarshal([]byte(v.Report), &rep); err != nil {
+			return out, fmt.Errorf("verification %s: stored report: %w", v.ID, err)
+		}
+		out.Report = &rep
+	}
+	return out, nil
+}
+
+// verificationOptions checks a request as rangecopy verify checks its flags and turns it into
+// verify's options (the clusters' configurations and the user are the caller's to add). Its
+// error is a 400 naming every field that is wrong.
+func verificationOptions(in VerificationRequest) (verify.Options, error) {
+	var fe fieldErrs
+	req := job.Request{Table: in.Table, TargetTable: in.TargetTable, StartRow: in.StartRow, StopRow: in.StopRow,
+		StartTime: in.StartTime, EndTime: in.EndTime, Families: in.Families, Bandwidth: in.Bandwidth}
+	spec, set, err := req.Resolve()
+	for _, f := range job.FieldErrors(err) {
+		fe.add(f.Field, f.Err.Error(), nil)
+	}
+	if err != nil && len(job.FieldErrors(err)) == 0 {
+		fe.add("table", err.Error(), in.Table)
+	}
+	mode := in.Mode
+	if mode == "" {
+		mode = "visible"
+	}
+	m, err := verify.ParseMode(mode)
+	if err != nil {
+		fe.add("mode", err.Error(), in.Mode)
+	}
+	maxDiffs := in.MaxDiffs
+	if maxDiffs == 0 {
+		maxDiffs = verify.DefaultMaxDiffs
+	}
+	if maxDiffs < 1 {
+		fe.add("maxDiffs", fmt.Sprintf("%d: at least 1", in.MaxDiffs), in.MaxDiffs)
+	}
+	if err := fe.err(); err != nil {
+		return verify.Options{}, err
+	}
+	return verify.Options{Table: spec.Table, TargetTable: spec.TargetTable, Rows: spec.Rows, Time: spec.Time,
+		Families: spec.Families, Mode: m, MaxDiffs: maxDiffs, Bandwidth: set.Bandwidth}, nil
+}
+
+// verifier is the verifications running on this server.
+type verifier struct {
+	mu  sync.Mutex
+	ctx context.Context // the server's Run; nil before and after it
+	wg  sync.WaitGroup
+}
+
+// begin lets verifications run under ctx, the server's Run, until wait.
+func (v *verifier) begin(ctx context.Context) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.ctx = ctx
+}
+
+// wait stops taking verifications and waits for those running (their ctx has ended).
+func (v *verifier) wait() {
+	v.mu.Lock()
+	v.ctx = nil
+	v.mu.Unlock()
+	v.wg.Wait()
+}
+
+// launch runs fn in a goroutine under the server's context, or returns false when the
+// server does not run.
+func (v *verifier) launch(fn func(ctx context.Context)) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ctx == nil || v.ctx.Err() != nil {
+		return false
+	}
+	ctx := v.ctx
+	v.wg.Add(1)
+	go func() {
+		defer v.wg.Done()
+		fn(ctx)
+	}()
+	return true
+}
+
+// interruptVerifications marks error the running verifications that no server runs: this
+// server's own from before it started again (same id), and every one whose heartbeat is
+// stale.
+func (s *Server) interruptVerifications(ctx context.Context, own bool) {
+	runner := ""
+	if own {
+		runner = s.cfg.ID
+	}
+	n, err := s.cat.InterruptVerifications(ctx, runner, time.Now().Add(-verifyStale),
+		"interrupted: the server running it stopped before it ended; create it again")
+	if err != nil {
+		if ctx.Err() == nil {
+			s.cfg.Logger.Warn("mark interrupted verifications", "err", err)
+			s.metrics.catalogErrors.Inc()
+		}
+		return
+	}
+	if n > 0 {
+		s.cfg.Logger.Warn("verifications interrupted by a server's stop marked error", "count", n)
+	}
+}
+
+// CreateVerification checks a verification as rangecopy verify checks its flags, records it
+// (state running, created by by) and runs it in the background on this server, as POST
+// /api/v1/verifications does. Its errors are the API's answers (huma.StatusError).
+func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest, by string) (VerificationOutput, error) {
+	a := s.api
+	var fe fieldErrs
+	o, optErr := verificationOptions(in)
+	var users [2]string
+	for i, c := range []struct{ field, name string }{{"source", in.Source}, {"target", in.Target}} {
+		cfg, user, err := a.clusterConfig(ctx, c.name, c.field)
+		if err != nil {
+			if !isStatus(err, http.StatusBadRequest) {
+				return VerificationOutput{}, err
+			}
+			fe.add(c.field, fmt.Sprintf("no cluster %q is registered (GET /api/v1/clusters lists them)", c.name), c.name)
+			continue
+		}
+		if i == 0 {
+			o.Source = cfg
+		} else {
+			o.Target = cfg
+		}
+		users[i] = user
+	}
+	if optErr != nil {
+		var se *huma.ErrorModel
+		if errors.As(optErr, &se) {
+			for _, d := range se.Errors {
+				fe.details = append(fe.details, d)
+				fe.msgs = append(fe.msgs, d.Location[len("body."):]+": "+d.Message)
+			}
+		} else {
+			return VerificationOutput{}, optErr
+		}
+	}
+	if err := fe.err(); err != nil {
+		return VerificationOutput{}, err
+	}
+	switch {
+	case users[1] != "":
+		o.User = users[1]
+	case users[0] != "":
+		o.User = users[0]
+	default:
+		o.User = s.cfg.User
+	}
+	if in.Mode == "" {
+		in.Mode = "visible"
+	}
+	if in.MaxDiffs == 0 {
+		in.MaxDiffs = o.MaxDiffs
+	}
+	spec, err := json.Marshal(in)
+	if err != nil {
+		return VerificationOutput{}, huma.Error500InternalServerError("encode the request: " + err.Error())
+	}
+	v, err := s.cat.CreateVerification(ctx, catalog.Verification{ID: catalog.NewVerificationID(), Spec: catalog.JSONText(spec),
+		Runner: s.cfg.ID, CreatedBy: by})
+	if err != nil {
+		return VerificationOutput{}, a.problem(err, "verification")
+	}
+	o.Logger = s.cfg.Logger.With("verification", v.ID)
+	if !s.verifs.launch(func(ctx context.Context) { s.runVerification(ctx, v.ID, in, o) }) {
+		why := "the server is stopping"
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
+		_, _ = s.cat.FinishVerification(fctx, v.ID, catalog.VerificationError, "", why)
+		cancel()
+		return VerificationOutput{}, huma.Error503ServiceUnavailable(why)
+	}
+	return verificationView(v)
+}
+
+// runVerification compares (and repairs) and records the outcome; it beats in the catalog
+// while it runs.
+func (s *Server) runVerification(ctx context.Context, id string, in VerificationRequest, o verify.Options) {
+	vctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		t := time.NewTicker(verifyHeartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-vctx.Done():
+				return
+			case <-t.C:
+				if err := s.cat.HeartbeatVerification(vctx, id); err != nil && vctx.Err() == nil {
+					s.cfg.Logger.Warn("verification heartbeat", "verification", id, "err", err)
+					if errors.Is(err, catalog.ErrNotFound) {
+						cancel() // it was marked interrupted: nobody waits for it any more
+						return
+					}
+				}
+			}
+		}
+	}()
+	state, report, why := s.verifyOnce(vctx, in, o)
+	if ctx.Err() != nil {
+		state, report, why = catalog.VerificationError, "", "interrupted: the server stopped before it ended; create it again"
+	}
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
+	defer fcancel()
+	if _, err := s.cat.FinishVerification(fctx, id, state, report, why); err != nil {
+		s.cfg.Logger.Error("record a verification's outcome", "verification", id, "state", state, "err", err)
+		s.metrics.catalogErrors.Inc()
+		return
+	}
+	s.cfg.Logger.Info("verification ended", "verification", id, "state", state, "error", why)
+}
+
+// verifyOnce runs one verification, with its repair when asked: the state it ends in, its
+// report (JSON) and, in state error, why.
+func (s *Server) verifyOnce(ctx context.Context, in VerificationRequest, o verify.Options) (catalog.VerificationState, catalog.JSONText, string) {
+	first, err := verify.Run(ctx, o)
+	if err != nil {
+		return catalog.VerificationError, "", "verify: " + err.Error()
+	}
+	last := first
+	if in.Repair && !first.Equal() {
+		base := JobSubmission{Source: in.Source, Target: in.Target, Request: job.Request{Table: o.Table, TargetTable: in.TargetTable,
+			StartTime: in.StartTime, EndTime: in.EndTime, Families: o.Families, Bandwidth: in.Bandwidth}}
+		if last, err = verify.Repair(ctx, o, first, s.rangeCopier(base, "verification repair")); err != nil {
+			return catalog.VerificationError, "", "repair: " + err.Error()
+		}
+	}
+	rep, err := reportOf(last)
+	if err != nil {
+		return catalog.VerificationError, "", "report: " + err.Error()
+	}
+	if in.Repair && !first.Equal() {
+		before, err := reportOf(first)
+		if err != nil {
+			return catalog.VerificationError, "", "report: " + err.Error()
+		}
+		rep.Before = &before
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return catalog.VerificationError, "", "report: " + err.Error()
+	}
+	if last.Equal() {
+		return catalog.VerificationPassed, catalog.JSONText(b), ""
+	}
+	return catalog.VerificationFailed, catalog.JSONText(b), ""
+}
+
+type verificationIDIn struct {
+	ID string `path:"id" minLength:"1" maxLength:"64" doc:"the verification's id"`
+}
+
+type verificationOut struct {
+	Body VerificationOutput
+}
+
+type createVerificationOut struct {
+	Status int
+	Body   VerificationOutput
+}
+
+type listVerificationsOut struct {
+	Body struct {
+		Verifications []VerificationOutput `json:"verifications" doc:"newest first"`
+		Next          string               `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
+	}
+}
+
+func (a *api) registerVerifications() {
+	s := a.s
+	create := op("create-verification", http.MethodPost, "/verifications", "Compare a range of a table on two clusters, from their HFiles", catalog.RoleOperator, "verifications")
+	create.Description += " The verification runs in the background on the server that received it; poll GET /verifications/{id} until its state is passed, failed or error." +
+		" A verification whose server stops is marked error (interrupted) when a server starts, or by the leader within a minute."
+	create.DefaultStatus = http.StatusCreated
+	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusConflict, http.StatusServiceUnavailable)
+	huma.Register(a.h, create, func(ctx context.Context, in *struct {
+		Body VerificationRequest
+	}) (*createVerificationOut, error) {
+		v, err := s.CreateVerification(ctx, in.Body, callerOf(ctx).name)
+		if err != nil {
+			return nil, err
+		}
+		return &createVerificationOut{Status: http.StatusCreated, Body: v}, nil
+	})
+
+	list := op("list-verifications", http.MethodGet, "/verifications", "List verifications, newest first", catalog.RoleViewer, "verifications")
+	list.Errors = append(list.Errors, http.StatusBadRequest)
+	huma.Register(a.h, list, func(ctx context.Context, in *struct {
+		Cursor string `query:"cursor" maxLength:"1024" doc:"the next of the page before"`
+		Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
+	}) (*listVerificationsOut, error) {
+		page, err := s.cat.ListVerifications(ctx, catalog.VerificationFilter{Cursor: in.Cursor, Limit: in.Limit})
+		if err != nil {
+			if errors.Is(err, catalog.ErrInvalid) {
+				return nil, huma.Error400BadRequest("cursor: not one this server gave out")
+			}
+			return nil, a.problem(err, "verifications")
+		}
+		out := &listVerificationsOut{}
+		out.Body.Verifications = []VerificationOutput{}
+		for _, v := range page.Verifications {
+			vo, err := verificationView(v)
+			if err != nil {
+				return nil, huma.Error500InternalServerError(err.Error())
+			}
+			out.Body.Verifications = append(out.Body.Verifications, vo)
+		}
+		out.Body.Next = page.Next
+		return out, nil
+	})
+
+	get := op("get-verification", http.MethodGet, "/verifications/{id}", "Show a verification: state and report", catalog.RoleViewer, "verifications")
+	get.Errors = append(get.Errors, http.StatusNotFound)
+	huma.Register(a.h, get, func(ctx context.Context, in *verificationIDIn) (*verificationOut, error) {
+		v, err := s.cat.GetVerification(ctx, in.ID)
+		if err != nil {
+			return nil, a.problem(err, "verification "+in.ID)
+		}
+		vo, err := verificationView(v)
+		if err != nil {
+			return nil, huma.Error500InternalServerError(err.Error())
+		}
+		return &verificationOut{Body: vo}, nil
+	})
+}
