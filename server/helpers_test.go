@@ -36,8 +36,6 @@ type rig struct {
 	spec   *openapi3.T
 	router routers.Router
 	stop   func()
-	dir    string // the catalog's folder
-	root   string // the ZooKeeper root
 }
 
 type testWriter struct{ t *testing.T }
@@ -50,17 +48,11 @@ func (w testWriter) Write(p []byte) (int, error) {
 // newRig starts a server; workers is how many tasks its embedded workers run (0: none).
 func newRig(t *testing.T, env *testenv.Env, workers int) *rig {
 	t.Helper()
-	return newRigAt(t, env, workers, t.TempDir(), "/"+testenv.UniqueName(t, "srv"))
-}
-
-// newRigAt starts a server with the SQLite catalog in dir and the ZooKeeper root root: a
-// server started again on the state of one stopped before.
-func newRigAt(t *testing.T, env *testenv.Env, workers int, dir, root string) *rig {
-	t.Helper()
+	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := New(ctx, Config{Listen: "127.0.0.1:0", Catalog: "sqlite://" + filepath.Join(dir, "catalog.db"),
-		ZK: []string{env.Target.ZKQuorum}, ZKRoot: root, SessionTimeout: 6 * time.Second,
+		ZK: []string{env.Target.ZKQuorum}, ZKRoot: "/" + testenv.UniqueName(t, "srv"), SessionTimeout: 6 * time.Second,
 		Workers: workers, Poll: 500 * time.Millisecond, Reconcile: 500 * time.Millisecond, User: env.Target.User,
 		Logger: log, Version: "test"})
 	if err != nil {
@@ -75,7 +67,7 @@ func newRigAt(t *testing.T, env *testenv.Env, workers int, dir, root string) *ri
 			t.Errorf("server: %v", err)
 		}
 	}()
-	r := &rig{t: t, s: s, url: s.URL(), dir: dir, root: root}
+	r := &rig{t: t, s: s, url: s.URL()}
 	var once sync.Once
 	r.stop = func() {
 		once.Do(func() {

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,13 +129,21 @@ func (w *mixedWriter) halt(t *testing.T) int64 {
 }
 
 // TestServerRelocationRestart relocates two tables while a writer writes every kind of
-// mutation, kills the server between two windows and starts another on the same catalog and
-// ZooKeeper root (the windows go on, no job is submitted twice), slows a window down until a
+// mutation, kills the server process (SIGKILL) between two windows and starts another on the
+// same data folder and ZooKeeper root (the windows go on, no job is submitted twice), slows a window down until a
 // tick is skipped, and cuts over after late writes outside the margin: the cut-over's
 // verification re-copies them and the target equals the source, raw cell for raw cell.
 func TestServerRelocationRestart(t *testing.T) {
 	env := testenv.Get(t)
-	r := newRigAt(t, env, 2, t.TempDir(), "/"+testenv.UniqueName(t, "srv"))
+	bin := filepath.Join(t.TempDir(), "rangecopy")
+	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "rangecopy/cmd/rangecopy").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	u := testenv.UniqueName(t, "s")
+	dataDir := t.TempDir()
+	args := []string{"--zk", env.Target.ZKQuorum, "--zk-root", "/rangecopy-test/" + u, "--workers", "2",
+		"--user", env.Target.User, "--work-dir", "/tmp/rangecopy-test/" + u, "--session-timeout", "4s"}
+	r, first := startServerProc(t, bin, dataDir, args...)
 	r.registerClusters(env)
 	ta := copytest.CreateSource(t, env, "rrsa")
 	tb := copytest.CreateSource(t, env, "rrsb")
@@ -156,9 +168,9 @@ func TestServerRelocationRestart(t *testing.T) {
 	before := r.waitRelocation(rel.ID, 4*time.Minute, "ready, 2 catch-ups run, between windows", func(v RelocationOut) bool {
 		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] >= 3 && v.RunningWindow == 0
 	})
-	r.stop()
+	first.Kill()
 	time.Sleep(5 * time.Second) // a tick passes with no server
-	r = newRigAt(t, env, 2, r.dir, r.root)
+	r, second := startServerProc(t, bin, dataDir, args...)
 	restarted := r.waitRelocation(rel.ID, 2*time.Minute, "ready with 2 windows run after the restart", func(v RelocationOut) bool {
 		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] >= countOutcomes(before.Windows)["ran"]+2
 	})
@@ -224,7 +236,18 @@ func TestServerRelocationRestart(t *testing.T) {
 			seen[id] = win.Seq
 		}
 	}
-	jobs := allJobs(t, r.s.Catalog())
+	if err := second.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Wait(); err != nil {
+		t.Fatalf("server after SIGTERM: %v\nstderr:\n%s", err, second.Stderr())
+	}
+	cat, err := catalog.Open(t.Context(), "sqlite://"+filepath.Join(dataDir, "catalog.db"), catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	jobs := allJobs(t, cat)
 	specs := map[string]string{}
 	for _, j := range jobs {
 		var req job.Request
@@ -241,9 +264,36 @@ func TestServerRelocationRestart(t *testing.T) {
 	if len(seen) != 0 {
 		t.Errorf("window jobs not in the catalog: %v", seen)
 	}
-	t.Logf("relocated %d + %d raw cells; %d writes (deletes by kind %d/%d/%d/%d, %d late inside the margin, %d outside); server restarted after window %d; windows %v; %d jobs; report: %d cells compared, %d differences, %d remaining, %d ranges re-copied, %d bytes copied, %d ms",
+	t.Logf("relocated %d + %d raw cells; %d writes (deletes by kind %d/%d/%d/%d, %d late inside the margin, %d outside); server killed after window %d; windows %v; %d jobs; report: %d cells compared, %d differences, %d remaining, %d ranges re-copied, %d bytes copied, %d ms",
 		na.Cells, nb.Cells, writes, w.deletes[0].Load(), w.deletes[1].Load(), w.deletes[2].Load(), w.deletes[3].Load(), w.lateIn.Load(), w.lateOut.Load(),
 		len(before.Windows), countOutcomes(done.Windows), len(jobs), rep.CellsCompared, rep.Differences, rep.Remaining, rep.RangesRecopied, rep.BytesCopied, rep.DurationMs)
+}
+
+// startServerProc runs rangecopy server as a process on dataDir with args until it serves, and
+// returns a rig that calls it with the bootstrap admin token in every role.
+func startServerProc(t *testing.T, bin, dataDir string, args ...string) (*rig, *testenv.Process) {
+	t.Helper()
+	p := testenv.StartProcess(t, 5*time.Minute, bin, append([]string{"server", "--data-dir", dataDir, "--listen", "127.0.0.1:0"}, args...)...)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		for _, line := range strings.Split(p.Stderr(), "\n") {
+			if u, ok := strings.CutPrefix(line, "rangecopy server: serving "); ok {
+				tok, err := os.ReadFile(filepath.Join(dataDir, "admin-token"))
+				if err != nil {
+					t.Fatalf("admin token: %v", err)
+				}
+				secret := strings.TrimSpace(string(tok))
+				r := &rig{t: t, url: strings.TrimSuffix(strings.TrimSpace(u), APIPrefix), admin: secret, viewer: secret, oper: secret, stop: p.Kill}
+				r.loadSpec()
+				return r, p
+			}
+		}
+		if time.Now().After(deadline) {
+			p.Kill()
+			t.Fatalf("rangecopy server does not serve after a minute; stderr:\n%s", p.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // windowsPrefix tells whether the windows of a and b agree on a's windows (seq, kind, outcome,
