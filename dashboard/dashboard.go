@@ -107,6 +107,7 @@ func New(cfg Config) (*Dashboard, error) {
 	d.mux.Handle("POST /relocations/{id}/{action}", d.operator(d.relocAct))
 	d.mux.Handle("GET /workers", d.viewer(d.workersPage))
 	d.mux.Handle("GET /live", d.viewer(d.live))
+	d.mux.Handle("GET /live/relocation", d.viewer(d.liveRelocation))
 	d.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, http.StatusNotFound, "There is no page "+r.URL.Path+".")
 	})

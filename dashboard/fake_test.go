@@ -94,6 +94,8 @@ func (m *memSource) Act(_ context.Context, p Principal, id string, act Action, a
 }
 
 func (m *memSource) Relocations(context.Context) ([]Relocation, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var out []Relocation
 	for _, r := range m.relocs {
 		r.Windows = nil
@@ -103,6 +105,8 @@ func (m *memSource) Relocations(context.Context) ([]Relocation, error) {
 }
 
 func (m *memSource) Relocation(_ context.Context, id string) (Relocation, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, r := range m.relocs {
 		if r.ID == id {
 			return r, nil

@@ -102,3 +102,68 @@ func (d *Dashboard) live(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// relocationVersion sums up what a relocation page shows that changes as it runs: when it
+// differs, the page is out of date.
+func relocationVersion(r Relocation) string {
+	v := fmt.Sprintf("%s|%s|%d|%t|%d|%d", r.Phase, r.UpdatedAt.Format(time.RFC3339Nano), len(r.Windows), r.Verifying,
+		r.RunningWindow, r.Lag)
+	if n := len(r.Windows); n > 0 {
+		w := r.Windows[n-1]
+		v += fmt.Sprintf("|%s|%s", w.Outcome, w.FinishedAt.Format(time.RFC3339Nano))
+	}
+	return v
+}
+
+// liveRelocation streams Server-Sent Events of the relocation named by ?id=: an event
+// "changed" whenever what its page shows changed (looked at every Live), and "end" once it
+// has ended. The page's script then fetches the page again and swaps its content in.
+func (d *Dashboard) liveRelocation(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	if id == "" {
+		http.Error(w, "name the relocation with ?id=", http.StatusBadRequest)
+		return
+	}
+	ctx := r.Context()
+	rel, err := d.cfg.Source.Relocation(ctx, id)
+	if err != nil {
+		http.Error(w, "relocation "+id+": "+err.Error(), http.StatusNotFound)
+		return
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		return
+	}
+	last := relocationVersion(rel)
+	t := time.NewTicker(d.cfg.Live)
+	defer t.Stop()
+	for !rel.Final {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		next, err := d.cfg.Source.Relocation(ctx, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			continue // looked at again at the next tick
+		}
+		rel = next
+		if v := relocationVersion(rel); v != last {
+			last = v
+			if _, err := fmt.Fprintf(w, "event: changed\ndata: %q\n\n", rel.Phase); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+	}
+	fmt.Fprint(w, "event: end\ndata: \"\"\n\n")
+	_ = rc.Flush()
+}

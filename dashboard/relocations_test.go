@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"bufio"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -156,5 +158,71 @@ func TestRelocationPages(t *testing.T) {
 	}
 	if got := strings.Join(src.acts, "; "); got != "bob pause reloc-aaaa; bob dry-run reloc-aaaa" {
 		t.Errorf("actions done: %s", got)
+	}
+}
+
+// TestRelocationLive: a relocation page's stream says "changed" when a window is added and
+// "end" once the relocation ended; an unknown relocation is a 404 and no id a 400.
+func TestRelocationLive(t *testing.T) {
+	src := fakeSource(1, 0)
+	d, err := New(Config{Source: src, Version: "test", Live: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	c := &client{t: t, url: srv.URL}
+	c.do("POST", "/login", url.Values{"secret": {"sv"}})
+	if resp, _ := c.do("GET", "/live/relocation", nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("no id: %d; want 400", resp.StatusCode)
+	}
+	if resp, _ := c.do("GET", "/live/relocation?id=nope", nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown relocation: %d; want 404", resp.StatusCode)
+	}
+	if _, body := c.do("GET", "/relocations/reloc-aaaa", nil); !strings.Contains(body, `data-relocation="reloc-aaaa"`) {
+		t.Error("a running relocation's page does not ask to be followed")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/live/relocation?id=reloc-aaaa", nil)
+	req.AddCookie(c.jar[0])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("live: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	edit := func(f func(r *Relocation)) {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		for i := range src.relocs {
+			if src.relocs[i].ID == "reloc-aaaa" {
+				f(&src.relocs[i])
+			}
+		}
+	}
+	sc := bufio.NewScanner(resp.Body)
+	next := func() string {
+		for sc.Scan() {
+			if ev, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				return ev
+			}
+		}
+		return ""
+	}
+	edit(func(r *Relocation) {
+		r.Windows = append(r.Windows, Window{Seq: 99, Kind: "catch-up", Outcome: "running"})
+	})
+	if ev := next(); ev != "changed" {
+		t.Fatalf("after a new window: event %q; want changed", ev)
+	}
+	edit(func(r *Relocation) { r.Phase, r.Final = "done", true })
+	if ev := next(); ev != "changed" {
+		t.Fatalf("after the end: event %q; want changed", ev)
+	}
+	if ev := next(); ev != "end" {
+		t.Fatalf("after the end: event %q; want end", ev)
 	}
 }

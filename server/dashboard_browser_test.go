@@ -460,6 +460,22 @@ func relocationInBrowser(t *testing.T, env *testenv.Env, r *rig, b *browser) str
 	}
 	b.do(chromedp.WaitVisible("button.act-dry-run"))
 	t.Logf("relocation %s: %s, lag %d ms, %d windows %v on the page", rel.ID, rel.Phase, *rel.LagMs, len(rows), countOutcomes(rel.Windows))
+	// The page follows the relocation: new windows appear without a reload (a mark set on
+	// the window object survives only if the page was not loaded again).
+	eval[bool](b, `window.rangecopyMark = true`)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(250 * time.Millisecond) {
+		n := eval[int](b, `document.querySelectorAll('table.windows tbody tr').length`)
+		if n > len(rows) {
+			if !eval[bool](b, `window.rangecopyMark === true`) {
+				t.Error("the relocation page was reloaded to show a new window; it should update in place")
+			}
+			t.Logf("the page grew from %d to %d windows without a reload", len(rows), n)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the relocation page still shows %d windows after a minute of windows every 3 s", n)
+		}
+	}
 	b.accessible("relocation")
 	b.shot("relocation")
 

@@ -53,10 +53,38 @@ function follow() {
   es.addEventListener("end", () => es.close());
 }
 
+// Keep a relocation's page current: when /live/relocation says it changed, fetch the page
+// again and swap its content in (no reload; the reading position stays).
+function followRelocation() {
+  const el = document.querySelector("[data-relocation]");
+  if (!el || !window.EventSource || !window.fetch) return;
+  const es = new EventSource("/live/relocation?id=" + encodeURIComponent(el.dataset.relocation));
+  let busy = false;
+  es.addEventListener("changed", async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const resp = await fetch(location.pathname, {credentials: "same-origin", headers: {"Accept": "text/html"}});
+      if (!resp.ok) return;
+      const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+      const fresh = doc.querySelector("#main");
+      const main = document.querySelector("#main");
+      if (fresh && main) {
+        main.innerHTML = fresh.innerHTML;
+        localTimes(main);
+        confirms();
+      }
+    } finally {
+      busy = false;
+    }
+  });
+  es.addEventListener("end", () => es.close());
+}
+
 function confirms() {
   for (const form of document.querySelectorAll("form[data-confirm]")) {
     form.addEventListener("submit", (e) => { if (!confirm(form.dataset.confirm)) e.preventDefault(); });
   }
 }
 
-document.addEventListener("DOMContentLoaded", () => { localTimes(document); follow(); confirms(); });
+document.addEventListener("DOMContentLoaded", () => { localTimes(document); follow(); followRelocation(); confirms(); });
