@@ -67,6 +67,14 @@ func Aims(r *Run) []Aim {
 	atLeast("rangecopy 10% key range vs ExportSnapshot of the whole table", "≥ 5×", RangecopyRange, ExportSnapshot, 5)
 	atLeast("rangecopy newest 1% (incremental) vs rangecopy whole table", "≥ 20×", RangecopyIncremental, RangecopyFull, 20)
 	atLeast("newest 1% via a warm server vs rangecopy whole table", "≥ 20×", RangecopyServerIncremental, RangecopyFull, 20)
+	atLeast("relocation window, 1% new, warm server vs rangecopy whole table", "≥ 20×", ServerWindow, RangecopyFull, 20)
+	win := Aim{Name: "relocation window, 1% new, warm server", Want: "< 2 s"}
+	if x, ok := get(ServerWindow); ok && x.Seconds > 0 {
+		win.Value = x.Seconds
+		win.Got = fmt.Sprintf("%.2f s", x.Seconds)
+		win.Status = statusOf(x.Seconds < 2)
+	}
+	out = append(out, win)
 
 	p99 := Aim{Name: "source Get p99 during rangecopy whole table vs idle", Want: "≤ 1.2×"}
 	if x, ok := get(RangecopyFull); ok && r.Idle.P99 > 0 && x.Latency.Count > 0 {

@@ -84,6 +84,9 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		ts := Timestamp(NewestFrom(t.Rows, 0.01), t.Rows, t.StartMs, t.SpanMs)
 		r.Scope = fmt.Sprintf("cells with time ≥ %d (newest 1%%), via the server", ts)
 		c, err = e.serverIncremental(ctx, t, target)
+	case ServerWindow:
+		r.Scope = "a relocation's catch-up window after 1% new rows (after the full copy and a window with none)"
+		c, err = e.serverWindow(ctx, t, target)
 	case RangecopyBandwidth:
 		if bandwidth <= 0 {
 			err = fmt.Errorf("no bandwidth to set: the whole-table rangecopy rate was not measured")

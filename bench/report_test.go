@@ -36,6 +36,7 @@ func sampleRun() *Run {
 			{Method: RangecopyBandwidth, Scope: "whole table", Bytes: 1e9, Seconds: 25, BandwidthLimit: 40e6},
 			// 12.5 / 0.5 = 25×: met.
 			{Method: RangecopyServerIncremental, Scope: "newest 1%, via the server", Bytes: 1e7, Seconds: 0.5, WorkerPeakRSS: 90 << 20, FilesTotal: 32, FilesPruned: 16, Verified: 50},
+			{Method: ServerWindow, Scope: "a window after 1% new rows", Bytes: 1e7, Seconds: 2.5, WorkerPeakRSS: 90 << 20, FilesTotal: 32, FilesPruned: 30, Verified: 50},
 		},
 		// p99 60 ms: missed; 60 MiB: met.
 		API: &APIResult{Jobs: 1000, Clients: 50, Latency: Latency{Count: 20000, P50: 5, P99: 60, P999: 80, Max: 90, Seconds: 10},
@@ -61,6 +62,8 @@ func TestAims(t *testing.T) {
 		{"source Get p99 during rangecopy whole table vs idle", Met, 1.1},
 		{"rangecopy --bandwidth: measured rate vs the limit", Met, 1},
 		{"newest 1% via a warm server vs rangecopy whole table", Met, 25},
+		{"relocation window, 1% new, warm server vs rangecopy whole table", Missed, 5},
+		{"relocation window, 1% new, warm server", Missed, 2.5},
 		{"server GET /jobs/{id} p99, 50 clients, 1,000 jobs", Missed, 60},
 		{"server peak RSS meanwhile (no embedded workers)", Met, 60 << 20},
 	}

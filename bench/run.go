@@ -28,10 +28,14 @@ const (
 	// concurrent clients on a server whose catalog holds many jobs (the
 	// run's API section, not a row of the table).
 	ServerAPI
+	// ServerWindow is a relocation's catch-up window run by a warm server: after the full
+	// copy, one window with no new data, then one after 1% new rows were written. It adds
+	// rows to the source table, so it runs last.
+	ServerWindow
 )
 
 // Methods lists every method in run order.
-var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect, RangecopyServerIncremental, ServerAPI}
+var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect, RangecopyServerIncremental, ServerAPI, ServerWindow}
 
 var methodNames = map[Method]string{
 	RawHDFS:                    "raw-hdfs",
@@ -45,6 +49,7 @@ var methodNames = map[Method]string{
 	RangecopyProtect:           "rangecopy-protect",
 	RangecopyServerIncremental: "server-newest-1pct",
 	ServerAPI:                  "server-api",
+	ServerWindow:               "server-window-1pct",
 }
 
 var methodTitles = map[Method]string{
@@ -59,6 +64,7 @@ var methodTitles = map[Method]string{
 	RangecopyProtect:           "rangecopy, --protect-source 2x",
 	RangecopyServerIncremental: "newest 1% via the server",
 	ServerAPI:                  "server API under load",
+	ServerWindow:               "relocation window, 1% new, warm server",
 }
 
 // String returns the method's short name, as flags and JSON spell it.
@@ -103,7 +109,8 @@ func (m *Method) UnmarshalText(b []byte) error {
 // WholeTable reports whether the method copies the whole table (and so is
 // comparable by wall time with the others that do).
 func (m Method) WholeTable() bool {
-	return m != RangecopyRange && m != RangecopyIncremental && m != RangecopyServerIncremental && m != ServerAPI
+	return m != RangecopyRange && m != RangecopyIncremental && m != RangecopyServerIncremental && m != ServerAPI &&
+		m != ServerWindow
 }
 
 // Result is what one method measured.

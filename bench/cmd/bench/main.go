@@ -63,7 +63,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.size, "size", "2GiB", "source table size in HFile bytes (GiB, MiB, ... or bytes)")
-	fs.StringVar(&f.methods, "methods", "all", "comma-separated methods, or all: raw-hdfs, exportsnapshot, copytable, scan-put, rangecopy, rangecopy-range10, rangecopy-newest1, rangecopy-bandwidth, server-newest-1pct, server-api")
+	var names []string
+	for _, m := range bench.Methods {
+		names = append(names, m.String())
+	}
+	fs.StringVar(&f.methods, "methods", "all", "comma-separated methods, or all: "+strings.Join(names, ", "))
 	fs.Float64Var(&f.rate, "rate", 150, "Gets per second of the steady workload on the source")
 	fs.IntVar(&f.workers, "workers", 4, "parallelism of every method")
 	fs.DurationVar(&f.idle, "idle", time.Minute, "how long the idle Get baseline runs")
