@@ -46,7 +46,7 @@ type Result struct {
 // Scan describes a scan of a table.
 type Scan struct {
 	StartRow []byte // inclusive; nil is the start of the table
-	StopRow  []byte // exclusive; nil is the end of the table
+	StopRow  []byte // exclusive; nil or empty is the end of the table (as a region's end key)
 	// Columns limits the scan to families or columns; nil scans all.
 	Columns   []Column
 	TimeRange TimeRange
@@ -290,7 +290,7 @@ func (c *Client) Scan(table string, s Scan) *Scanner {
 // Next advances to the next Result, fetching a batch from the server when
 // the buffered ones are used up. It returns false at the end or on error.
 func (sc *Scanner) Next(ctx context.Context) bool {
-	if sc.err == nil && !sc.done && sc.scan.StopRow != nil && bytes.Compare(sc.scan.StartRow, sc.scan.StopRow) > 0 {
+	if sc.err == nil && !sc.done && len(sc.scan.StopRow) > 0 && bytes.Compare(sc.scan.StartRow, sc.scan.StopRow) > 0 {
 		sc.err = fmt.Errorf("scan %s: start row %q sorts after stop row %q", sc.table, sc.scan.StartRow, sc.scan.StopRow)
 		return false
 	}
@@ -373,7 +373,7 @@ func (sc *Scanner) fetch(ctx context.Context) error {
 			return fmt.Errorf("region %s on %s: %w", rs.region, rs.region.Server.Addr(), err)
 		}
 		for _, res := range results {
-			if sc.scan.StopRow != nil && bytes.Compare(res.Row, sc.scan.StopRow) >= 0 {
+			if len(sc.scan.StopRow) > 0 && bytes.Compare(res.Row, sc.scan.StopRow) >= 0 {
 				sc.done = true
 				break
 			}
@@ -400,7 +400,7 @@ func (sc *Scanner) fetch(ctx context.Context) error {
 			sc.rs = nil
 			end := rs.region.EndKey
 			switch {
-			case rs.allDone, len(end) == 0, sc.scan.StopRow != nil && bytes.Compare(end, sc.scan.StopRow) >= 0:
+			case rs.allDone, len(end) == 0, len(sc.scan.StopRow) > 0 && bytes.Compare(end, sc.scan.StopRow) >= 0:
 				sc.done = true
 			default:
 				sc.nextStart, sc.inclStart = end, true
