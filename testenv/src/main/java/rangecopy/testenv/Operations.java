@@ -424,28 +424,57 @@ final class Operations {
     }
     long limit = req.number("limit", 1_000_000);
     List<Map<String, Object>> cells = new ArrayList<>();
-    try (Table t = c.connection().getTable(tn); ResultScanner rs = t.getScanner(s)) {
-      for (Result r : rs) {
-        for (Cell cell : r.rawCells()) {
-          if (cells.size() >= limit) {
-            throw new BadRequest("scan of " + tn + " holds more than limit=" + limit + " cells");
+    // A region can move while it is scanned (the harness moves other tests' regions off a
+    // region server a test stops); its scanner is then gone and the client is told with an
+    // UnknownScannerException. Every Result is a whole row, so the scan goes on after the
+    // last row it returned.
+    byte[] lastRow = null;
+    for (int attempt = 0; ; attempt++) {
+      if (lastRow != null) {
+        s.withStartRow(lastRow, false);
+      }
+      try (Table t = c.connection().getTable(tn); ResultScanner rs = t.getScanner(s)) {
+        for (Result r : rs) {
+          for (Cell cell : r.rawCells()) {
+            if (cells.size() >= limit) {
+              throw new BadRequest("scan of " + tn + " holds more than limit=" + limit + " cells");
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("row", b64(Arrays.copyOfRange(cell.getRowArray(), cell.getRowOffset(),
+                cell.getRowOffset() + cell.getRowLength())));
+            m.put("family", b64(Arrays.copyOfRange(cell.getFamilyArray(), cell.getFamilyOffset(),
+                cell.getFamilyOffset() + cell.getFamilyLength())));
+            m.put("qualifier", b64(Arrays.copyOfRange(cell.getQualifierArray(), cell.getQualifierOffset(),
+                cell.getQualifierOffset() + cell.getQualifierLength())));
+            m.put("timestamp", cell.getTimestamp());
+            m.put("type", KeyValue.Type.codeToType(cell.getTypeByte()).name());
+            m.put("value", b64(Arrays.copyOfRange(cell.getValueArray(), cell.getValueOffset(),
+                cell.getValueOffset() + cell.getValueLength())));
+            cells.add(m);
           }
-          Map<String, Object> m = new LinkedHashMap<>();
-          m.put("row", b64(Arrays.copyOfRange(cell.getRowArray(), cell.getRowOffset(),
-              cell.getRowOffset() + cell.getRowLength())));
-          m.put("family", b64(Arrays.copyOfRange(cell.getFamilyArray(), cell.getFamilyOffset(),
-              cell.getFamilyOffset() + cell.getFamilyLength())));
-          m.put("qualifier", b64(Arrays.copyOfRange(cell.getQualifierArray(), cell.getQualifierOffset(),
-              cell.getQualifierOffset() + cell.getQualifierLength())));
-          m.put("timestamp", cell.getTimestamp());
-          m.put("type", KeyValue.Type.codeToType(cell.getTypeByte()).name());
-          m.put("value", b64(Arrays.copyOfRange(cell.getValueArray(), cell.getValueOffset(),
-              cell.getValueOffset() + cell.getValueLength())));
-          cells.add(m);
+          lastRow = r.getRow();
         }
+        break;
+      } catch (RuntimeException | java.io.IOException e) {
+        if (attempt >= 10 || !scannerGone(e)) {
+          throw e;
+        }
+        org.slf4j.LoggerFactory.getLogger(Operations.class)
+            .info("scan of {}: the scanner went away (a region moved); going on after the last row", tn);
+        Thread.sleep(200);
       }
     }
     return Map.of("cells", cells);
+  }
+
+  /** Reports whether e is, or is caused by, a scanner the region server no longer has. */
+  private static boolean scannerGone(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.apache.hadoop.hbase.UnknownScannerException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Closes a region and leaves it closed (offline) until region/assign. */
