@@ -472,10 +472,14 @@ func TestTokens(t *testing.T) {
 			t.Errorf("lastUsed after a minute = %v, want %v", back.LastUsedAt, first.Add(time.Minute))
 		}
 
+		// One character changed to the next of the secret's alphabet: still well-formed, not
+		// the secret. (Flipping a bit and falling back to 'a' gave the secret back when its
+		// character was 'a', one run in 32.)
+		const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
 		wrong := []byte(secret)
-		wrong[10] ^= 1
-		if wrong[10] < 'a' && wrong[10] > '7' || wrong[10] > 'z' {
-			wrong[10] = 'a'
+		wrong[10] = alphabet[(strings.IndexByte(alphabet, wrong[10])+1)%len(alphabet)]
+		if string(wrong) == secret {
+			t.Fatal("the changed secret is the secret")
 		}
 		for name, s := range map[string]string{
 			"wrong secret":  "rc_" + strings.Repeat("a", 52),
