@@ -265,8 +265,11 @@ func TestTargetRegionsSplitAndMove(t *testing.T) {
 	r.startWorker("worker-a", 2, longSession)
 	r.startWorker("worker-b", 2, longSession)
 	// A slower copy than the others': the splits and moves below take a
-	// while, and files must still be loading when they are done.
-	r.submit(src, dst, "--task-size", "4MiB", "--bandwidth", "2MiB/s")
+	// while (over 20 s on a loaded machine), and files must still be loading
+	// when they are done. The limit is on bytes read: since tasks read only
+	// the blocks they need (about the 48 MiB of input, not 2.3 times it),
+	// 2MiB/s ended the copy in 24 s, before the splits did.
+	r.submit(src, dst, "--task-size", "4MiB", "--bandwidth", "1MiB/s")
 	first := len(r.waitLoads(1))
 	splits, moves := 0, 0
 	for v := 0x0c; v < 0x100; v += 0x20 {
