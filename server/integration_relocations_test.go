@@ -229,8 +229,10 @@ func TestServerRelocation(t *testing.T) {
 	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/pause", nil); a.status != http.StatusOK {
 		t.Fatalf("pause: %d %s", a.status, a.body)
 	}
-	paused := r.waitRelocation(rel.ID, time.Minute, "paused, its window ended", func(v RelocationOut) bool {
-		return v.Phase == "paused" && v.RunningWindow == 0
+	// A window running when the relocation pauses has its jobs paused with it (it ends after
+	// the resume), so the relocation is paused with or without a running window.
+	paused := r.waitRelocation(rel.ID, time.Minute, "paused", func(v RelocationOut) bool {
+		return v.Phase == "paused"
 	})
 	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/pause", nil); a.status != http.StatusConflict {
 		t.Errorf("pause again: %d %s; want 409", a.status, a.body)
@@ -243,11 +245,13 @@ func TestServerRelocation(t *testing.T) {
 		t.Fatalf("resume: %d %s", a.status, a.body)
 	}
 	rel = r.waitRelocation(rel.ID, 3*time.Minute, "ready, with windows after the pause", func(v RelocationOut) bool {
-		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] > countOutcomes(paused.Windows)["ran"]
+		return v.Phase == "ready" && len(v.Windows) > len(paused.Windows) && v.Windows[len(paused.Windows)].FinishedAt != nil &&
+			countOutcomes(v.Windows)["ran"] > countOutcomes(paused.Windows)["ran"]
 	})
-	after := rel.Windows[len(paused.Windows)]
-	if after.Kind != "catch-up" || after.Outcome == "skipped" {
-		t.Errorf("the first window after resuming: %+v; want one catch-up at once", after)
+	// With no window running at the pause, the missed ticks make one catch-up at once; with
+	// one running (its jobs paused, then resumed), that tick may find it still running.
+	if after := rel.Windows[len(paused.Windows)]; after.Kind != "catch-up" || (paused.RunningWindow == 0 && after.Outcome == "skipped") {
+		t.Errorf("the first window after resuming: %+v (a window was running at the pause: %v); want one catch-up at once", after, paused.RunningWindow != 0)
 	}
 
 	// The writers stop (the application moves); the cut-over, a viewer first.
