@@ -53,6 +53,10 @@ type Env struct {
 	LogDir  string
 	Profile bool
 	Logger  *slog.Logger
+
+	// verifyTarget is the copy of the source table the verification
+	// methods compare it with, made once a run (empty until then).
+	verifyTarget string
 }
 
 // Connect builds an Env on a running testenv. Close releases its clients.

@@ -49,13 +49,19 @@ func (e *Env) workload(t *Table) *Workload {
 // Measure runs method m into a fresh target table, with the Get workload
 // running on the source throughout, and measures it; then checks a sample of
 // rows on the target and drops the target table. bandwidth (bytes/s) applies
-// to RangecopyBandwidth. A failed method is a Result with Error set.
-func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64) Result {
+// A failed method is a Result with Error set. fullRate (bytes/s) is the
+// unthrottled whole-table copy's rate, which the fixed --bandwidth methods
+// take their share of.
+func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64) Result {
 	r := Result{Method: m, Scope: "whole table", FilesTotal: -1, FilesPruned: -1}
 	target := fmt.Sprintf("%s_%s", e.Prefix, m)
 	target = sanitize(target)
 	e.Logger.Info("method starting", "method", m, "target_table", target)
+	if m.Verifies() {
+		target = e.verifyTarget
+	}
 	cpu0, cpuErr := e.Source.CPU(ctx)
+	tcpu0, tcpuErr := e.Target.CPU(ctx)
 	stopRSS := SampleRSS(e.HarnessPID, 250*time.Millisecond)
 	stopGets := e.workload(t).Start(ctx, uint64(m)+100)
 	start := time.Now()
@@ -87,13 +93,17 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 	case ServerWindow:
 		r.Scope = "a relocation's catch-up window after 1% new rows (after the full copy and a window with none)"
 		c, err = e.serverWindow(ctx, t, target)
-	case RangecopyBandwidth:
-		if bandwidth <= 0 {
+	case RangecopyBandwidth, RangecopyBandwidthQuarter, RangecopyBandwidthThreeQuarters:
+		if fullRate <= 0 {
 			err = fmt.Errorf("no bandwidth to set: the whole-table rangecopy rate was not measured")
 			break
 		}
-		r.BandwidthLimit = bandwidth
-		c, err = e.rangecopy(ctx, t, target, m, []string{"--bandwidth", strconv.FormatInt(int64(bandwidth), 10)})
+		r.BandwidthLimit = fullRate * m.BandwidthShare()
+		c, err = e.rangecopy(ctx, t, target, m, []string{"--bandwidth", strconv.FormatInt(int64(r.BandwidthLimit), 10)})
+	case VerifyWhole:
+		c, err = e.verifyWhole(ctx, t, target)
+	case HashSync:
+		c, err = e.hashSync(ctx, t, target)
 	case RangecopyProtect:
 		c, err = e.rangecopy(ctx, t, target, m, []string{"--protect-source", "2x"})
 	default:
@@ -108,6 +118,9 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 	if cpu1, err1 := e.Source.CPU(ctx); cpuErr == nil && err1 == nil {
 		r.SourceRSCPUSeconds = float64(cpu1.RegionServerCPUNanos-cpu0.RegionServerCPUNanos) / 1e9
 		r.HarnessCPUSeconds = float64(cpu1.ProcessCPUNanos-cpu0.ProcessCPUNanos) / 1e9
+	}
+	if tcpu1, err1 := e.Target.CPU(ctx); tcpuErr == nil && err1 == nil {
+		r.TargetRSCPUSeconds = float64(tcpu1.RegionServerCPUNanos-tcpu0.RegionServerCPUNanos) / 1e9
 	}
 	r.Bytes, r.WorkerPeakRSS, r.Note = c.bytes, c.peakRSS, c.note
 	r.CopySeconds, r.WorkerCPUSeconds = c.copySeconds, c.cpuSeconds
@@ -124,7 +137,7 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 			r.Error = verr.Error()
 		}
 	}
-	if m != RawHDFS {
+	if m != RawHDFS && !m.Verifies() {
 		e.dropTarget(context.WithoutCancel(ctx), target, m, t)
 	}
 	e.Logger.Info("method done", "method", m, "seconds", fmt.Sprintf("%.1f", r.Seconds), "MBps", fmt.Sprintf("%.1f", r.MBps()),
