@@ -211,12 +211,12 @@ func verifyMarkdown(p func(string, ...any), r *Run) {
 	if len(rows) == 0 {
 		return
 	}
-	p("**Verification** of the whole table against a copy of it (made with rangecopy before, not timed); MB/s is the table's HFile bytes over the time.\n\n")
-	p("| method | time | MB/s | vs HashTable + SyncTable | source RS CPU | target RS CPU | verifier peak RSS | verifier CPU | harness CPU | Get p50 / p99 (ms) |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	p("**Verification** of the whole table against a copy of it (made with rangecopy before, not timed); MB/s is the table's HFile bytes over the time. Region-server CPU beyond the Get workload subtracts what serving the Gets costs the source when idle (%.3f CPU s/s).\n\n", r.IdleSourceRSCPU)
+	p("| method | time | MB/s | vs HashTable + SyncTable | source RS CPU | target RS CPU | RS CPU beyond the Gets | verifier peak RSS | verifier CPU | harness CPU | Get p50 / p99 (ms) |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	hs, _ := r.Result(HashSync)
 	for _, x := range rows {
 		if x.Error != "" {
-			p("| %s | failed: %s | | | | | | | | |\n", x.Method.Title(), oneLine(x.Error))
+			p("| %s | failed: %s | | | | | | | | | |\n", x.Method.Title(), oneLine(x.Error))
 			continue
 		}
 		rss, cpu := "in harness", "in harness"
@@ -226,8 +226,8 @@ func verifyMarkdown(p func(string, ...any), r *Run) {
 		if x.WorkerCPUSeconds > 0 {
 			cpu = fmt.Sprintf("%.1f s", x.WorkerCPUSeconds)
 		}
-		p("| %s | %.1f s | %.1f | %s | %.2f s | %.2f s | %s | %s | %.1f s | %.2f / %.2f |\n", x.Method.Title(), x.Seconds, x.MBps(), ratio(x, hs),
-			x.SourceRSCPUSeconds, x.TargetRSCPUSeconds, rss, cpu, x.HarnessCPUSeconds, x.Latency.P50, x.Latency.P99)
+		p("| %s | %.1f s | %.1f | %s | %.2f s | %.2f s | %.2f s | %s | %s | %.1f s | %.2f / %.2f |\n", x.Method.Title(), x.Seconds, x.MBps(), ratio(x, hs),
+			x.SourceRSCPUSeconds, x.TargetRSCPUSeconds, NetRSCPU(r, x), rss, cpu, x.HarnessCPUSeconds, x.Latency.P50, x.Latency.P99)
 	}
 	p("\n")
 }

@@ -268,8 +268,11 @@ type Run struct {
 	// Workers is the parallelism every method was given.
 	Workers int `json:"workers"`
 	// Idle is the Get workload with nothing copying.
-	Idle    Latency  `json:"idle"`
-	Results []Result `json:"results"`
+	Idle Latency `json:"idle"`
+	// IdleSourceRSCPU is the source region servers' CPU seconds per
+	// second meanwhile: what serving the Get workload alone costs them.
+	IdleSourceRSCPU float64  `json:"idleSourceRsCpuPerSecond"`
+	Results         []Result `json:"results"`
 	// API is the server API measurement (method server-api), when run.
 	API *APIResult `json:"api,omitempty"`
 }

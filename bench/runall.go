@@ -61,7 +61,12 @@ func (e *Env) RunAll(ctx context.Context, o Options) (*Run, error) {
 	r.Data = t.Dataset
 	e.Logger.Info("table ready", "files", t.Files, "bytes", t.Bytes, "load_seconds", int(t.LoadSeconds))
 	e.Logger.Info("idle Get baseline", "seconds", o.Idle.Seconds(), "rate", e.GetRate)
+	cpu0, err0 := e.Source.CPU(ctx)
+	idleStart := time.Now()
 	r.Idle = e.Idle(ctx, t, o.Idle)
+	if cpu1, err1 := e.Source.CPU(ctx); err0 == nil && err1 == nil {
+		r.IdleSourceRSCPU = float64(cpu1.RegionServerCPUNanos-cpu0.RegionServerCPUNanos) / 1e9 / time.Since(idleStart).Seconds()
+	}
 	var fullRate float64
 	var copyErr error
 	for _, m := range runOrder {

@@ -72,7 +72,7 @@ const (
 	curveW, curveH = 760, 460
 	curveLeft      = 70
 	curveBottom    = 50
-	curveTop       = 40
+	curveTop       = 56
 	curveRight     = 30
 )
 
@@ -113,7 +113,7 @@ func WriteThrottleChart(w io.Writer, r *Run) error {
 		text(img, curveLeft-50, gy+4, fmt.Sprintf("%.1f", y), chartText)
 	}
 	text(img, curveLeft+pw/2-30, curveH-12, "MB/s", chartText)
-	text(img, 8, curveTop-8, "p99 ms", chartText)
+	text(img, 8, curveTop-12, "p99 ms", chartText)
 	if r.Idle.P99 > 0 {
 		_, iy := at(0, r.Idle.P99)
 		fill(img, image.Rect(curveLeft, iy, curveLeft+pw, iy+2), chartIdle)
