@@ -49,6 +49,9 @@ func (p *Planner) Register(ctx context.Context) (j registry.Job, rec job.Record,
 	if err != nil {
 		return j, rec, rep, false, fmt.Errorf("job %s: %w", id, err)
 	}
+	if !rec.IsCopy() {
+		return j, rec, rep, false, fmt.Errorf("job %s is a %s job, not a copy", id, rec.Kind)
+	}
 	if len(rec.Source.ZKQuorum) == 0 {
 		// A record of the first format names no clusters and options:
 		// this run's serve it.
