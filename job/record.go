@@ -52,9 +52,6 @@ type Verification struct {
 	// NowMs is the time TTLs are applied at (Unix ms), fixed when the job is
 	// registered so a resumed run hashes alike.
 	NowMs int64 `json:"nowMs"`
-	// Families are the families compared, sorted (the source's when none
-	// were named).
-	Families []string `json:"families,omitempty"`
 	// BatchBytes is the input bytes a batch aimed at.
 	BatchBytes int64 `json:"batchBytes,omitempty"`
 	// MaxDiffs caps the differences the report lists.

@@ -79,7 +79,7 @@ func TestRecordKinds(t *testing.T) {
 	}
 	v := Record{Kind: KindVerify, Spec: Spec{Table: "t", TargetTable: "u", Rows: KeyRange{Start: []byte("a")}, Time: TimeRange{Min: 0, Max: 9}},
 		Snapshot: "src-snap", Options: RunOptions{Bandwidth: 100, User: "hbase"},
-		Verify: &Verification{TargetSnapshot: "dst-snap", Mode: "raw", NowMs: 1234, Families: []string{"a", "b"}, BatchBytes: 4096,
+		Verify: &Verification{TargetSnapshot: "dst-snap", Mode: "raw", NowMs: 1234, BatchBytes: 4096,
 			MaxDiffs: 7, Only: []KeyRange{{Start: []byte("b"), End: []byte("c")}}, KeepSnapshots: true}}
 	b, err = EncodeRecord(v)
 	if err != nil {
