@@ -16,9 +16,9 @@ import (
 	"rangecopy/catalog"
 	"rangecopy/cluster/dial"
 	"rangecopy/dashboard"
+	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
-	"rangecopy/job"
 	"rangecopy/verify"
 	"rangecopy/worker"
 )
@@ -135,7 +135,7 @@ func (s *Server) Run(ctx context.Context) error {
 			err := worker.RunAgent(ctx, worker.AgentConfig{Registry: s.reg, ID: s.cfg.ID + "-w",
 				Capacity: s.cfg.Workers, Pool: s.pool, Logger: log,
 				Kinds: map[string]worker.KindServer{job.KindVerify: verify.UnitServer{}},
-				Info: fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
+				Info:  fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
 			if err != nil && ctx.Err() == nil {
 				errc <- fmt.Errorf("embedded workers: %w", err)
 			}
