@@ -117,7 +117,7 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	if err != nil {
 		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
 	}
-	if j.State == registry.JobPending {
+	if j.State == registry.JobPending || j.State == registry.JobPlanning {
 		if j, err = planJob(ctx, reg, j, sides, families, ro); err != nil {
 			return Report{}, err
 		}
@@ -149,7 +149,15 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	log.Info("verify: units", "units", len(tasks), "done_before", len(doneBefore), "to_hash", len(tasks)-len(doneBefore))
 
 	ue := &unitEnv{reg: reg, sides: sides, families: families, o: ro, log: log}
-	hashed, err := runUnits(ctx, ue, id, len(tasks), ro.Parallelism)
+	width := ro.Parallelism
+	if o.LeaveUnits {
+		width = 0
+		err = waitUnits(ctx, reg, id)
+	}
+	hashed, rerr := runUnits(ctx, ue, id, len(tasks), width)
+	if err == nil {
+		err = rerr
+	}
 	rep.UnitsHashed = hashed
 	if err != nil {
 		return Report{}, err
@@ -253,6 +261,12 @@ func dropJob(ctx context.Context, reg *registry.Registry, j registry.Job, o Opti
 // per unit and sets the job running. Planning again the same snapshots
 // gives the same tasks, so a planning cut short is simply done again.
 func planJob(ctx context.Context, reg *registry.Registry, j registry.Job, sides []*side, families []string, o Options) (registry.Job, error) {
+	if j.State == registry.JobPending {
+		var err error
+		if j, err = reg.SetJobState(ctx, j, registry.JobPlanning, "planning the batches"); err != nil {
+			return j, fmt.Errorf("verify: job %s: plan: %w", j.ID, err)
+		}
+	}
 	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
 	if o.Only != nil {
 		batches = overlapping(batches, o.Only)
@@ -274,11 +288,11 @@ func planJob(ctx context.Context, reg *registry.Registry, j registry.Job, sides 
 		return j, fmt.Errorf("verify: job %s: register the units: %w", j.ID, err)
 	}
 	o.Logger.Info("verify: planned", "job", j.ID, "batches", len(batches), "units", len(tasks))
-	j, err = reg.SetJobState(ctx, j, registry.JobRunning, fmt.Sprintf("verifying: %d batches in %d units", len(batches), len(tasks)))
+	running, err := reg.SetJobState(ctx, j, registry.JobRunning, fmt.Sprintf("verifying: %d batches in %d units", len(batches), len(tasks)))
 	if err != nil {
 		return j, fmt.Errorf("verify: job %s: start: %w", j.ID, err)
 	}
-	return j, nil
+	return running, nil
 }
 
 // unitEnv is what a process needs to hash the units of one verification.
@@ -348,6 +362,27 @@ func runUnits(ctx context.Context, ue *unitEnv, id string, total, width int) (in
 		return int(hashed.Load()), err
 	}
 	return int(hashed.Load()), nil
+}
+
+// waitUnits waits until every unit of the job is done, by whoever.
+func waitUnits(ctx context.Context, reg *registry.Registry, id string) error {
+	for {
+		c, err := reg.Count(ctx, id)
+		if err != nil {
+			return fmt.Errorf("verify: job %s: %w", id, err)
+		}
+		if c.Failed > 0 {
+			return fmt.Errorf("verify: job %s: %d units failed", id, c.Failed)
+		}
+		if c.Pending == 0 && c.Claimed == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // serve runs one claimed unit to its end: done, failed after unitAttempts

@@ -75,6 +75,9 @@ type Options struct {
 	DialTimeout time.Duration
 	// Logger receives progress; nil discards.
 	Logger *slog.Logger
+	// LeaveUnits, with RunJob, hashes no unit in this process: every unit
+	// is left to the worker agents of the registry, which RunJob waits for.
+	LeaveUnits bool
 
 	// scanVersions, when above 0, reads with HashTable's scan instead of
 	// Mode: markers in or after the time range applied, this many versions.
