@@ -16,8 +16,10 @@ import (
 	"rangecopy/catalog"
 	"rangecopy/cluster/dial"
 	"rangecopy/dashboard"
+	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
+	"rangecopy/verify"
 	"rangecopy/worker"
 )
 
@@ -132,7 +134,8 @@ func (s *Server) Run(ctx context.Context) error {
 			host, _ := os.Hostname()
 			err := worker.RunAgent(ctx, worker.AgentConfig{Registry: s.reg, ID: s.cfg.ID + "-w",
 				Capacity: s.cfg.Workers, Pool: s.pool, Logger: log,
-				Info: fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
+				Kinds: map[string]worker.KindServer{job.KindVerify: verify.UnitServer{}},
+				Info:  fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
 			if err != nil && ctx.Err() == nil {
 				errc <- fmt.Errorf("embedded workers: %w", err)
 			}
