@@ -189,6 +189,7 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 	}
 
 	var p Plan
+	var keep []int32
 	times := spec.Times()
 	for _, r := range regions {
 		rows, ok := r.Rows.Intersect(spec.Rows)
@@ -197,7 +198,9 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 		}
 		s := slot[r.EncodedName]
 		mine := grouped[starts[s]:starts[s+1]]
-		in := make([]StoreFile, 0, len(mine))
+		// The files kept, sorted by family then name as indexes (a
+		// StoreFile is large to swap), then copied in that order.
+		keep = keep[:0]
 		for _, fi := range mine {
 			f := &files[fi]
 			switch {
@@ -208,15 +211,23 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 			case f.FirstRow != nil && f.LastRow != nil && !rows.OverlapsRows(f.FirstRow, f.LastRow):
 				p.Pruned = append(p.Pruned, Pruned{File: *f, Reason: PrunedByRows})
 			default:
-				in = append(in, *f)
+				keep = append(keep, fi)
 			}
 		}
-		sort.Slice(in, func(i, j int) bool {
-			if in[i].Family != in[j].Family {
-				return in[i].Family < in[j].Family
+		sort.Slice(keep, func(i, j int) bool {
+			a, b := &files[keep[i]], &files[keep[j]]
+			if a.Family != b.Family {
+				return a.Family < b.Family
 			}
-			return in[i].Name < in[j].Name
+			return a.Name < b.Name
 		})
+		var in []StoreFile
+		if len(keep) > 0 {
+			in = make([]StoreFile, len(keep))
+			for k, fi := range keep {
+				in[k] = files[fi]
+			}
+		}
 		pieces := cut(rows, in, target)
 		for i, piece := range pieces {
 			t := Task{

@@ -63,8 +63,9 @@ func TaskSpecs(pd *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var scratch []job.TaskInput
 			for i := from; i < to; i++ {
-				b, err := taskSpec(pd, plan.Tasks[i])
+				b, err := taskSpec(pd, plan.Tasks[i], &scratch)
 				if err != nil {
 					errs[w] = err
 					return
@@ -85,9 +86,11 @@ func TaskSpecs(pd *snapshot.Pinned, plan job.Plan) ([]registry.Task, error) {
 // specsPerShare is the fewest tasks TaskSpecs gives a goroutine of its own.
 const specsPerShare = 256
 
-// taskSpec encodes one task with its resolved inputs.
-func taskSpec(pd *snapshot.Pinned, t job.Task) ([]byte, error) {
-	ts := job.TaskSpec{Task: t, Inputs: make([]job.TaskInput, 0, len(t.Files))}
+// taskSpec encodes one task with its resolved inputs, gathered in scratch
+// (EncodeTaskSpec keeps none of them).
+func taskSpec(pd *snapshot.Pinned, t job.Task, scratch *[]job.TaskInput) ([]byte, error) {
+	ts := job.TaskSpec{Task: t, Inputs: (*scratch)[:0]}
+	defer func() { *scratch = ts.Inputs[:0] }()
 	for _, f := range t.Files {
 		in, ok := pd.Input(f)
 		if !ok {
