@@ -68,7 +68,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "bench/results", "folder of the JSON result")
 	flag.StringVar(&o.rangecopy, "rangecopy", "bin/rangecopy", "the rangecopy binary whose job status is timed")
 	flag.StringVar(&o.command, "command", "make bench-scale", "the command line recorded with the figures")
-	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the planning (job.Make and the task specs) to this file")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of generating, planning (job.Make and the task specs) and registering the synthetic table to this file (with -plan-only: of generating and planning)")
 	flag.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the planning to this file")
 	flag.BoolVar(&o.planOnly, "plan-only", false, "generate and plan only (no ZooKeeper, no result file): with -cpuprofile, to study the planner")
 	flag.Parse()
@@ -81,9 +81,7 @@ func main() {
 	if *lead != "" {
 		err = runLeader(ctx, *lead, *zkAddr, *root, o.sessionTimeout)
 	} else if o.planOnly {
-		_, _, _, err = planSynthetic(o, func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, format+"\n", args...)
-		}, &bench.ScaleResult{})
+		err = planOnly(o)
 	} else {
 		err = run(ctx, o)
 	}
@@ -244,6 +242,13 @@ func run(ctx context.Context, o options) error {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
 
+	// The CPU profile covers the generating, the planning and the
+	// registering.
+	stopProfile, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	spec, plan, tasks, err := planSynthetic(o, say, &res)
 	if err != nil {
 		return err
@@ -294,6 +299,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	res.RegisterSec = time.Since(t0).Seconds()
+	stopProfile()
 	say("registered in %.1f s", res.RegisterSec)
 	t0 = time.Now()
 	if err := reg.AddTasks(ctx, id, tasks); err != nil {
@@ -416,25 +422,29 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
+// planOnly is -plan-only: generate and plan, with a CPU profile of the
+// planning if asked for.
+func planOnly(o options) error {
+	stopProfile, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	_, _, _, err = planSynthetic(o, func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+	}, &bench.ScaleResult{})
+	return err
+}
+
 // planSynthetic generates the synthetic pinned table and plans it as
-// master.Planner.Plan does (job.Make, master.TaskSpecs), timed, with CPU and
-// allocation profiles of the planning when o asks for them.
+// master.Planner.Plan does (job.Make, master.TaskSpecs), timed, with an
+// allocation profile of the planning when o asks for one.
 func planSynthetic(o options, say func(string, ...any), res *bench.ScaleResult) (job.Spec, job.Plan, []registry.Task, error) {
 	t0 := time.Now()
 	spec := job.Spec{Table: "scale"}
 	pd := bench.SyntheticTable(spec.Table, "/hbase", o.regions, o.filesPerRegion)
 	res.GenerateSec = time.Since(t0).Seconds()
 	say("generated %d regions, %d files in %.1f s", len(pd.Regions), len(pd.Files), res.GenerateSec)
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return spec, job.Plan{}, nil, fmt.Errorf("cpu profile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return spec, job.Plan{}, nil, fmt.Errorf("cpu profile: %w", err)
-		}
-	}
 	t0 = time.Now()
 	plan, err := job.Make(spec, pd.Regions, pd.Files, job.PlanOptions{Slots: o.workers})
 	makeSec := time.Since(t0).Seconds()
@@ -443,9 +453,6 @@ func planSynthetic(o options, say func(string, ...any), res *bench.ScaleResult) 
 		tasks, err = master.TaskSpecs(pd, plan)
 	}
 	res.PlanSec = time.Since(t0).Seconds()
-	if o.cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
 	if err != nil {
 		return spec, job.Plan{}, nil, err
 	}
@@ -490,6 +497,31 @@ func planSynthetic(o options, say func(string, ...any), res *bench.ScaleResult) 
 		say("digest of the tasks, specs and claim order: %x", h.Sum(nil))
 	}
 	return spec, plan, tasks, nil
+}
+
+// startCPUProfile starts a CPU profile into the file at path ("" for none)
+// and returns what stops it (once, however often it is called).
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			if err := f.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "scale: cpu profile:", err)
+			}
+		})
+	}, nil
 }
 
 func waitLeading(c *child, limit time.Duration) (time.Time, error) {
