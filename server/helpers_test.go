@@ -55,12 +55,19 @@ func newRig(t *testing.T, env *testenv.Env, workers int) *rig {
 // rig on the same two is the first server restarted.
 func newRigAt(t *testing.T, env *testenv.Env, workers int, dir, zkRoot string) *rig {
 	t.Helper()
+	return newRigAs(t, env, workers, dir, zkRoot, "")
+}
+
+// newRigAs is newRigAt with the server's id (empty: a fresh one), as a server restarted
+// under its configured id.
+func newRigAs(t *testing.T, env *testenv.Env, workers int, dir, zkRoot, id string) *rig {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := New(ctx, Config{Listen: "127.0.0.1:0", Catalog: "sqlite://" + filepath.Join(dir, "catalog.db"),
 		ZK: []string{env.Target.ZKQuorum}, ZKRoot: zkRoot, SessionTimeout: 6 * time.Second,
 		Workers: workers, Poll: 500 * time.Millisecond, Reconcile: 500 * time.Millisecond, User: env.Target.User,
-		Logger: log, Version: "test"})
+		Logger: log, Version: "test", ID: id})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

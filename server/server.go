@@ -113,9 +113,9 @@ func (s *Server) Run(ctx context.Context) error {
 	log := s.cfg.Logger
 	// Verifications that were running when this server (of this id) or another stopped end
 	// in error; the ones created from now on run under ctx.
-	s.interruptVerifications(ctx, true)
 	s.verifs.begin(ctx)
 	defer s.verifs.wait()
+	s.adoptVerifications(ctx, true)
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
 	wg.Add(1)
@@ -198,7 +198,7 @@ func (s *Server) lead(ctx context.Context) {
 			s.cfg.Logger.Warn("reconcile catalog and registry", "err", err)
 			s.metrics.catalogErrors.Inc()
 		}
-		s.interruptVerifications(ctx, false)
+		s.adoptVerifications(ctx, false)
 		select {
 		case <-ctx.Done():
 			return
