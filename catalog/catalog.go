@@ -1,6 +1,7 @@
 // Package catalog keeps what must outlive a job, in a SQL database reached through gorm:
 // registered clusters, jobs as submitted with their history and final reports, bearer
-// tokens, the audit log of mutating calls, and relocations with their windows. ZooKeeper
+// tokens, the audit log of mutating calls, relocations with their windows, verifications, and
+// samples of the jobs' progress for the dashboard's throughput chart. ZooKeeper
 // stays the live execution state; the catalog is the durable record the server reconciles
 // with it.
 //

@@ -23,6 +23,7 @@ var migrations = []migration{
 	{version: 1, name: "clusters, jobs, job events, tokens, audit log", sql: schemaV1},
 	{version: 2, name: "relocations and their windows", sql: schemaV2},
 	{version: 3, name: "verifications", sql: schemaV3},
+	{version: 4, name: "job samples", sql: schemaV4},
 }
 
 // types are the column types of one dialect.
@@ -225,6 +226,28 @@ func schemaV3(d Dialect) []string {
 	if d != MySQL {
 		out = append(out, "CREATE INDEX IF NOT EXISTS verifications_created ON verifications (created_at, id)",
 			"CREATE INDEX IF NOT EXISTS verifications_state ON verifications (state)")
+	}
+	return out
+}
+
+// schemaV4 adds job samples: how far a job had copied at a time, the points of the
+// dashboard's throughput chart, deleted with their job.
+func schemaV4(d Dialect) []string {
+	t := typesOf(d)
+	r := strings.NewReplacer("{time}", t.time, "{serial}", t.serial, "{suffix}", t.suffix)
+	keys := ""
+	if d == MySQL {
+		keys = ",\n  KEY job_samples_job (job_id, time)"
+	}
+	out := []string{r.Replace(`CREATE TABLE IF NOT EXISTS job_samples (
+  id {serial},
+  job_id VARCHAR(191) NOT NULL,
+  time {time} NOT NULL,
+  bytes_done BIGINT NOT NULL,
+  CONSTRAINT job_samples_job_fk FOREIGN KEY (job_id) REFERENCES jobs (id) ON DELETE CASCADE` + keys + `
+){suffix}`)}
+	if d != MySQL {
+		out = append(out, "CREATE INDEX IF NOT EXISTS job_samples_job ON job_samples (job_id, time)")
 	}
 	return out
 }

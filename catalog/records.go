@@ -257,3 +257,19 @@ type AuditEntry struct {
 
 // TableName implements gorm's tabler.
 func (AuditEntry) TableName() string { return "audit_log" }
+
+// JobSample is how far a job had copied at a time: a point of the dashboard's throughput
+// chart. A job keeps its newest MaxJobSamples; they are deleted with it.
+type JobSample struct {
+	// ID orders the samples (assigned by the database).
+	ID int64 `gorm:"column:id;primaryKey;autoIncrement" json:"-"`
+	// JobID is the job's id.
+	JobID string `gorm:"column:job_id" json:"jobId"`
+	// Time is when the job was looked at (UTC, microseconds).
+	Time time.Time `gorm:"column:time" json:"time"`
+	// BytesDone is how many input bytes the job had copied then.
+	BytesDone int64 `gorm:"column:bytes_done" json:"bytesDone"`
+}
+
+// TableName implements gorm's tabler.
+func (JobSample) TableName() string { return "job_samples" }

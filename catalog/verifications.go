@@ -157,10 +157,10 @@ func (c *Catalog) ListVerifications(ctx context.Context, f VerificationFilter) (
 
 // HeartbeatVerification records that the verification's runner still runs it; ErrNotFound
 // when no running verification has that id.
-func (c *Catalog) HeartbeatVerification(ctx context.Context, id string) error {
+func (c *Catalog) HeartbeatVerification(ctx context.Context, id, runner string) error {
 	var n int64
 	err := c.write(ctx, nil, func(tx *gorm.DB) error {
-		res := tx.Model(&Verification{}).Where("id = ? AND state = ?", id, VerificationRunning).Update("heartbeat_at", c.stampNow())
+		res := tx.Model(&Verification{}).Where("id = ? AND state = ? AND runner = ?", id, VerificationRunning, runner).Update("heartbeat_at", c.stampNow())
 		n = res.RowsAffected
 		return res.Error
 	})
@@ -212,34 +212,52 @@ func (c *Catalog) FinishVerification(ctx context.Context, id string, state Verif
 	return out, nil
 }
 
-// InterruptVerifications ends in state error, with why, every running verification whose
-// runner is runner (a server starting again under the same id: whatever it ran died with
-// it) or whose heartbeat is older than staleBefore (its server stopped beating); it returns
-// how many it ended. An empty runner or a zero staleBefore skips that test.
-func (c *Catalog) InterruptVerifications(ctx context.Context, runner string, staleBefore time.Time, why string) (int64, error) {
-	var n int64
+// AdoptVerifications hands to runner the running verifications that no live server runs:
+// those of runner itself from before it started again (its own id), and every one whose
+// heartbeat is older than staleBefore (zero: none by age). Each is taken in a conditional
+// update, so of servers adopting at once, one wins each; it returns those runner now runs,
+// their heartbeat renewed.
+func (c *Catalog) AdoptVerifications(ctx context.Context, runner string, own bool, staleBefore time.Time) ([]Verification, error) {
+	if runner == "" {
+		return nil, fmt.Errorf("catalog: adopt verifications: %w: no runner named", ErrInvalid)
+	}
+	if !own && staleBefore.IsZero() {
+		return nil, nil
+	}
+	var out []Verification
 	err := c.write(ctx, nil, func(tx *gorm.DB) error {
-		q := tx.Model(&Verification{}).Where("state = ?", VerificationRunning)
-		switch {
-		case runner != "" && !staleBefore.IsZero():
-			q = q.Where("(runner = ? OR heartbeat_at < ?)", runner, stamp(staleBefore))
-		case runner != "":
-			q = q.Where("runner = ?", runner)
-		case !staleBefore.IsZero():
-			q = q.Where("heartbeat_at < ?", stamp(staleBefore))
-		default:
-			n = 0
-			return nil
+		out = out[:0]
+		orphaned := func(q *gorm.DB) *gorm.DB {
+			q = q.Where("state = ?", VerificationRunning)
+			switch {
+			case own && !staleBefore.IsZero():
+				return q.Where("(runner = ? OR heartbeat_at < ?)", runner, stamp(staleBefore))
+			case own:
+				return q.Where("runner = ?", runner)
+			}
+			return q.Where("heartbeat_at < ?", stamp(staleBefore))
+		}
+		var found []Verification
+		if err := orphaned(tx.Model(&Verification{})).Order("created_at, id").Find(&found).Error; err != nil {
+			return err
 		}
 		now := c.stampNow()
-		res := q.Updates(map[string]any{"state": VerificationError, "error": why, "finished_at": now})
-		n = res.RowsAffected
-		return res.Error
+		for _, v := range found {
+			res := orphaned(tx.Model(&Verification{}).Where("id = ?", v.ID)).Updates(map[string]any{"runner": runner, "heartbeat_at": now})
+			if res.Error != nil {
+				return res.Error
+			}
+			if res.RowsAffected == 1 {
+				v.Runner, v.HeartbeatAt = runner, now
+				out = append(out, normVerification(v))
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("catalog: interrupt verifications: %w", err)
+		return nil, fmt.Errorf("catalog: adopt verifications: %w", err)
 	}
-	return n, nil
+	return out, nil
 }
 
 func normVerification(v Verification) Verification {

@@ -74,7 +74,10 @@ func TestVerifications(t *testing.T) {
 		}
 
 		clk.Add(time.Second)
-		if err := c.HeartbeatVerification(ctx, ids[0]); err != nil {
+		if err := c.HeartbeatVerification(ctx, ids[0], "srv-z"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("heartbeat by a server that does not run it: %v, want ErrNotFound", err)
+		}
+		if err := c.HeartbeatVerification(ctx, ids[0], runnerOf(t, c, ids[0])); err != nil {
 			t.Fatalf("heartbeat: %v", err)
 		}
 		done, err := c.FinishVerification(ctx, ids[0], VerificationFailed, `{ "differenceCount": 1 }`, "")
@@ -94,7 +97,7 @@ func TestVerifications(t *testing.T) {
 		if _, err := c.FinishVerification(ctx, "ver_none", VerificationPassed, "", ""); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("finish unknown: %v, want ErrNotFound", err)
 		}
-		if err := c.HeartbeatVerification(ctx, ids[0]); !errors.Is(err, ErrNotFound) {
+		if err := c.HeartbeatVerification(ctx, ids[0], runnerOf(t, c, ids[0])); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("heartbeat of an ended one: %v, want ErrNotFound", err)
 		}
 
@@ -106,32 +109,49 @@ func TestVerifications(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := c.InterruptVerifications(ctx, "", time.Time{}, "nothing"); err != nil || n != 0 {
-			t.Fatalf("interrupt nothing: %d, %v", n, err)
+		if got, err := c.AdoptVerifications(ctx, "srv-c", false, time.Time{}); err != nil || len(got) != 0 {
+			t.Fatalf("adopt nothing: %v, %v", got, err)
+		}
+		if _, err := c.AdoptVerifications(ctx, "", true, time.Time{}); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("adopt for no runner: %v, want ErrInvalid", err)
 		}
 		// Stale: beats before the clock's now (ids 1..3 beat at creation, earlier; other now).
-		n, err := c.InterruptVerifications(ctx, "", clk.Now(), "interrupted: its server stopped")
-		if err != nil || n != 3 {
-			t.Fatalf("interrupt stale: %d, %v; want 3", n, err)
+		adopted, err := c.AdoptVerifications(ctx, "srv-c", false, clk.Now())
+		if err != nil || len(adopted) != 3 {
+			t.Fatalf("adopt stale: %v, %v; want 3", adopted, err)
 		}
-		for _, id := range ids[1:4] {
+		for i, id := range ids[1:4] {
 			v, _ := c.GetVerification(ctx, id)
-			if v.State != VerificationError || v.Error != "interrupted: its server stopped" || v.FinishedAt == nil {
-				t.Fatalf("%s after interrupt: %+v", id, v)
+			if adopted[i].ID != id || adopted[i].Runner != "srv-c" || v.State != VerificationRunning || v.Runner != "srv-c" || !v.HeartbeatAt.Equal(clk.Now().UTC().Truncate(time.Microsecond)) {
+				t.Fatalf("%s after adoption: %+v (returned %+v)", id, v, adopted[i])
 			}
 		}
+		// Renewed: no one else adopts them now.
+		if again, err := c.AdoptVerifications(ctx, "srv-d", false, clk.Now()); err != nil || len(again) != 0 {
+			t.Fatalf("adopt the just adopted: %v, %v", again, err)
+		}
 		if v, _ := c.GetVerification(ctx, ids[4]); v.State != VerificationPassed {
-			t.Fatalf("an ended one was interrupted: %+v", v)
+			t.Fatalf("an ended one was adopted: %+v", v)
 		}
-		if v, _ := c.GetVerification(ctx, other.ID); v.State != VerificationRunning {
-			t.Fatalf("a fresh one was interrupted: %+v", v)
+		if v, _ := c.GetVerification(ctx, other.ID); v.Runner != "srv-b" {
+			t.Fatalf("a fresh one was adopted: %+v", v)
 		}
-		n, err = c.InterruptVerifications(ctx, "srv-b", time.Time{}, "interrupted: its server restarted")
-		if err != nil || n != 1 {
-			t.Fatalf("interrupt srv-b's: %d, %v; want 1", n, err)
-		}
-		if v, _ := c.GetVerification(ctx, other.ID); v.State != VerificationError || v.Error != "interrupted: its server restarted" {
-			t.Fatalf("srv-b's after interrupt: %+v", v)
+		// srv-b started again: it takes its own back, fresh or not. (The clock moves on, as
+		// it does between a server's stop and its start: MySQL counts only rows an update
+		// changed.)
+		clk.Add(time.Millisecond)
+		mine, err := c.AdoptVerifications(ctx, "srv-b", true, time.Time{})
+		if err != nil || len(mine) != 1 || mine[0].ID != other.ID {
+			t.Fatalf("srv-b adopts its own: %v, %v", mine, err)
 		}
 	})
+}
+
+func runnerOf(t *testing.T, c *Catalog, id string) string {
+	t.Helper()
+	v, err := c.GetVerification(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Runner
 }

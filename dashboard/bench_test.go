@@ -16,8 +16,12 @@ func benchPage(b *testing.B, src *memSource, path, want string) {
 	}
 	id := src.jobs[0].ID
 	t0 := time.Now().Add(-time.Hour)
-	for i := range maxSamples {
-		d.hist.record(id, Sample{At: t0.Add(time.Duration(i) * 5 * time.Second), BytesDone: int64(i) * 100 << 20}, 0)
+	var ss []JobSample
+	for i := range 720 { // an hour, as the catalog keeps
+		ss = append(ss, JobSample{Job: id, Sample: Sample{At: t0.Add(time.Duration(i) * 5 * time.Second), BytesDone: int64(i) * 100 << 20}})
+	}
+	if err := src.RecordSamples(b.Context(), ss); err != nil {
+		b.Fatal(err)
 	}
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: "sv"})

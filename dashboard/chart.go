@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -12,59 +11,6 @@ import (
 type Sample struct {
 	At        time.Time
 	BytesDone int64
-}
-
-// maxSamples bounds a job's history: an hour at one sample every 5 s.
-const maxSamples = 720
-
-// maxTracked bounds how many jobs' histories are kept; the least recently sampled go first.
-const maxTracked = 1000
-
-// history keeps the recent progress of the jobs this process saw, for the throughput chart.
-// It lives in memory: a restarted server starts every chart anew.
-type history struct {
-	mu   sync.Mutex
-	jobs map[string][]Sample
-}
-
-func newHistory() *history { return &history{jobs: map[string][]Sample{}} }
-
-// record adds a sample of a job unless the last one is younger than minGap (and the same).
-func (h *history) record(id string, s Sample, minGap time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ss := h.jobs[id]
-	if n := len(ss); n > 0 {
-		last := ss[n-1]
-		if !s.At.After(last.At) || (s.At.Sub(last.At) < minGap && s.BytesDone == last.BytesDone) {
-			return
-		}
-	}
-	if _, ok := h.jobs[id]; !ok && len(h.jobs) >= maxTracked {
-		h.evictOldest()
-	}
-	ss = append(ss, s)
-	if len(ss) > maxSamples {
-		ss = append(ss[:0:0], ss[len(ss)-maxSamples:]...)
-	}
-	h.jobs[id] = ss
-}
-
-func (h *history) evictOldest() {
-	oldest, at := "", time.Time{}
-	for id, ss := range h.jobs {
-		if t := ss[len(ss)-1].At; oldest == "" || t.Before(at) {
-			oldest, at = id, t
-		}
-	}
-	delete(h.jobs, oldest)
-}
-
-// samples returns a copy of a job's history, oldest first.
-func (h *history) samples(id string) []Sample {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]Sample(nil), h.jobs[id]...)
 }
 
 // Point is the throughput at a time.
@@ -102,7 +48,7 @@ const (
 // there is nothing to draw yet. now is the right edge's time.
 func chartSVG(ps []Point, now time.Time) template.HTML {
 	if len(ps) < 2 {
-		return `<p class="muted">Throughput appears here after a few samples of the running job (every 5 s, kept by this server since it started).</p>`
+		return `<p class="muted">Throughput appears here after a few samples of the running job (taken every 5 s and kept in the catalog for an hour).</p>`
 	}
 	t0, t1 := ps[0].At, now
 	if !t1.After(t0) {

@@ -31,6 +31,9 @@ type Config struct {
 	// Live is how often the live stream looks at its jobs; 0 means 1 s. Sample is how often
 	// Run samples the running jobs for the throughput charts; 0 means 5 s.
 	Live, Sample time.Duration
+	// Sampling reports whether Run samples now; nil means always. Several servers share one
+	// catalog, so only the one that leads samples: a job gets one history.
+	Sampling func() bool
 }
 
 // Dashboard is the web dashboard, an http.Handler. Mount it at the root of the server's
@@ -39,7 +42,6 @@ type Dashboard struct {
 	cfg   Config
 	key   []byte // this process's key for the CSRF token of anonymous sessions
 	pages map[string]*template.Template
-	hist  *history
 	mux   *http.ServeMux
 }
 
@@ -67,7 +69,7 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.Sample <= 0 {
 		cfg.Sample = 5 * time.Second
 	}
-	d := &Dashboard{cfg: cfg, key: make([]byte, 32), pages: map[string]*template.Template{}, hist: newHistory(),
+	d := &Dashboard{cfg: cfg, key: make([]byte, 32), pages: map[string]*template.Template{},
 		mux: http.NewServeMux()}
 	if _, err := rand.Read(d.key); err != nil {
 		return nil, fmt.Errorf("dashboard: random key: %w", err)
@@ -123,26 +125,42 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mux.ServeHTTP(w, r)
 }
 
-// Run samples the jobs that have not ended, every Sample, for the throughput charts, until
-// ctx ends.
+// Run samples the jobs that have not ended, every Sample (while Sampling says so), for the
+// throughput charts, until ctx ends. The samples go to the Source, which keeps them.
 func (d *Dashboard) Run(ctx context.Context) {
 	t := time.NewTicker(d.cfg.Sample)
 	defer t.Stop()
 	for {
-		page, err := d.cfg.Source.Jobs(ctx, JobFilter{States: []string{"pending", "planning", "running", "paused", "cancelling"}, Limit: 1000})
-		if err == nil {
-			now := time.Now()
-			for _, j := range page.Jobs {
-				d.hist.record(j.ID, Sample{At: now, BytesDone: j.BytesDone}, d.cfg.Sample/2)
-			}
-		} else if ctx.Err() == nil {
-			d.cfg.Logger.Debug("dashboard: sample jobs", "err", err)
+		if d.cfg.Sampling == nil || d.cfg.Sampling() {
+			d.sample(ctx)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// sample records how far each job that has not ended is now.
+func (d *Dashboard) sample(ctx context.Context) {
+	page, err := d.cfg.Source.Jobs(ctx, JobFilter{States: []string{"pending", "planning", "running", "paused", "cancelling"}, Limit: 1000})
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Warn("dashboard: sample jobs: list them", "err", err)
+		}
+		return
+	}
+	now := time.Now()
+	ss := make([]JobSample, 0, len(page.Jobs))
+	for _, j := range page.Jobs {
+		ss = append(ss, JobSample{Job: j.ID, Sample: Sample{At: now, BytesDone: j.BytesDone}})
+	}
+	if len(ss) == 0 {
+		return
+	}
+	if err := d.cfg.Source.RecordSamples(ctx, ss); err != nil && ctx.Err() == nil {
+		d.cfg.Logger.Warn("dashboard: sample jobs: record them", "jobs", len(ss), "err", err)
 	}
 }
 
@@ -184,20 +202,33 @@ func (d *Dashboard) operator(h http.HandlerFunc) http.Handler {
 				d.fail(w, r, http.StatusServiceUnavailable, "The server cannot check your token now: "+err.Error())
 				return
 			}
+			d.refuse(r, Principal{}, http.StatusForbidden, "not signed in")
 			d.fail(w, r, http.StatusForbidden, "Sign in first: this action needs an operator's token.")
 			return
 		}
+		s.who.Addr = r.RemoteAddr
 		if !validCSRF(r.PostFormValue(csrfField), s.csrf) {
+			d.refuse(r, s.who, http.StatusForbidden, "the form's CSRF token is missing or wrong (forged)")
 			d.fail(w, r, http.StatusForbidden, "The form did not come from this dashboard (its CSRF token is missing or wrong). Reload the page and try again.")
 			return
 		}
 		if !s.who.Role.MayOperate() {
+			d.refuse(r, s.who, http.StatusForbidden, fmt.Sprintf("role %s; this needs operator", s.who.Role))
 			d.fail(w, r, http.StatusForbidden, fmt.Sprintf("Token %s has role %s; this needs operator.", s.who.Name, s.who.Role))
 			return
 		}
-		s.who.Addr = r.RemoteAddr
 		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
 	})
+}
+
+// refuse records a refused request in the audit log, through the Source.
+func (d *Dashboard) refuse(r *http.Request, who Principal, status int, why string) {
+	who.Addr = r.RemoteAddr
+	ref := Refusal{Who: who, Method: r.Method, Path: r.URL.Path, Status: status, Why: why}
+	if err := d.cfg.Source.Refused(r.Context(), ref); err != nil {
+		d.cfg.Logger.Error("dashboard: audit log: cannot record a refusal", "method", ref.Method, "path", ref.Path,
+			"status", status, "why", why, "err", err)
+	}
 }
 
 // page is what every template gets.

@@ -3,11 +3,13 @@ package dashboard
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -106,28 +108,70 @@ func TestChart(t *testing.T) {
 	}
 }
 
-func TestHistory(t *testing.T) {
-	h := newHistory()
-	t0 := time.Unix(0, 0)
-	h.record("a", Sample{t0, 0}, 2*time.Second)
-	h.record("a", Sample{t0.Add(time.Second), 0}, 2*time.Second)     // too soon, unchanged
-	h.record("a", Sample{t0.Add(time.Second), 5}, 2*time.Second)     // soon, but moved
-	h.record("a", Sample{t0.Add(time.Second), 6}, 2*time.Second)     // same time
-	h.record("a", Sample{t0.Add(3 * time.Second), 6}, 2*time.Second) // late enough
-	if got := h.samples("a"); len(got) != 3 || got[1].BytesDone != 5 {
-		t.Errorf("samples: %+v", got)
+// TestRunSamples runs the sampler: it records the jobs that have not ended (not the done
+// ones) through the Source, and nothing while Sampling says no; the job page draws its chart
+// from the Source's samples.
+func TestRunSamples(t *testing.T) {
+	src := fakeSource(10, 0)
+	var sampling atomic.Bool
+	var asked atomic.Int64
+	d, err := New(Config{Source: src, Version: "test", Sample: time.Millisecond,
+		Sampling: func() bool { asked.Add(1); return sampling.Load() }})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range maxSamples + 10 {
-		h.record("b", Sample{t0.Add(time.Duration(i) * time.Minute), int64(i)}, 0)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	count := func() (jobs, samples int) {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		for _, ss := range src.samples {
+			jobs, samples = jobs+1, samples+len(ss)
+		}
+		return
 	}
-	if got := h.samples("b"); len(got) != maxSamples || got[len(got)-1].BytesDone != maxSamples+9 {
-		t.Errorf("%d samples, last %+v", len(got), got[len(got)-1])
+	// Not sampling: nothing after many ticks.
+	for deadline := time.Now().Add(30 * time.Second); asked.Load() < 20; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sampler asked Sampling %d times in 30 s", asked.Load())
+		}
 	}
-	for i := range maxTracked {
-		h.record("c"+string(rune('a'+i%26))+strings.Repeat("x", i/26), Sample{t0.Add(time.Hour + time.Duration(i)*time.Second), 1}, 0)
+	if j, n := count(); n != 0 {
+		t.Fatalf("while Sampling says no, %d samples of %d jobs were recorded", n, j)
 	}
-	if len(h.jobs) != maxTracked || len(h.samples("a")) != 0 {
-		t.Errorf("tracked %d jobs; the oldest (a) should be gone: %d samples", len(h.jobs), len(h.samples("a")))
+	sampling.Store(true)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, n := count(); n >= 6 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sampler recorded under 6 samples in 30 s")
+		}
+	}
+	cancel()
+	<-done
+	src.mu.Lock()
+	for id := range src.samples {
+		if j, _ := src.Job(t.Context(), id); j.Final {
+			t.Errorf("job %s (%s) was sampled; it has ended", id, j.State)
+		}
+	}
+	if len(src.samples) != 2 { // jobs 0 and 5 run
+		t.Errorf("sampled %d jobs, want the 2 running ones", len(src.samples))
+	}
+	src.mu.Unlock()
+
+	// The chart of a job is drawn from what the Source keeps.
+	id := src.jobs[0].ID
+	t0 := time.Now().Add(-time.Minute)
+	src.samples[id] = []Sample{{t0, 0}, {t0.Add(20 * time.Second), 2e6}, {t0.Add(40 * time.Second), 4e6}}
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	c := &client{t: t, url: srv.URL}
+	c.do("POST", "/login", url.Values{"secret": {"sv"}})
+	if _, body := c.do("GET", "/jobs/"+id, nil); !strings.Contains(body, `<polyline class="line"`) || !strings.Contains(body, "now 100.0 kB/s") {
+		t.Errorf("the job page's chart is not drawn from the three samples kept")
 	}
 }
 
@@ -218,6 +262,7 @@ func TestSignInAndActions(t *testing.T) {
 	if resp, _ := c.do("POST", "/jobs/"+job+"/pause", url.Values{"csrf": {token}}); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a viewer's pause: %d; want 403", resp.StatusCode)
 	}
+	viewerToken := token
 
 	c.do("POST", "/logout", url.Values{"csrf": {token}})
 	if len(c.jar) != 0 {
@@ -243,6 +288,30 @@ func TestSignInAndActions(t *testing.T) {
 	c.do("POST", "/jobs/"+job+"/bandwidth", url.Values{"csrf": {token}, "bandwidth": {"50MB/s"}})
 	if got := strings.Join(src.acts, "; "); got != "bob pause "+job+" ; bob bandwidth "+job+" 50MB/s" {
 		t.Errorf("actions done: %s", got)
+	}
+	c.jar = nil
+	if resp, _ := c.do("POST", "/jobs/"+job+"/resume", url.Values{"csrf": {viewerToken}}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a resume with no session: %d; want 403", resp.StatusCode)
+	}
+
+	// Every refusal went to the Source's audit log: who, what, why.
+	var got []string
+	for _, r := range src.refused {
+		if r.Who.Addr == "" || r.Method != "POST" {
+			t.Errorf("refusal %+v: no address or not the POST", r)
+		}
+		got = append(got, fmt.Sprintf("%d %s %s %s: %s", r.Status, r.Who.TokenID, r.Who.Role, r.Path, r.Why))
+	}
+	want := []string{
+		"401   /login: sign-in with a secret that is no valid token's",
+		"403 tok_v viewer /jobs/" + job + "/pause: role viewer; this needs operator",
+		"403 tok_o operator /jobs/" + job + "/pause: the form's CSRF token is missing or wrong (forged)",
+		"403 tok_o operator /jobs/" + job + "/pause: the form's CSRF token is missing or wrong (forged)",
+		"403 tok_o operator /jobs/" + job + "/pause: the form's CSRF token is missing or wrong (forged)",
+		"403   /jobs/" + job + "/resume: not signed in",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("refusals recorded:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

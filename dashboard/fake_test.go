@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -19,6 +20,33 @@ type memSource struct {
 	acts    []string
 	pageAll bool // serve every job on one page, whatever the limit
 	relocs  []Relocation
+	samples map[string][]Sample
+	refused []Refusal
+}
+
+func (m *memSource) RecordSamples(_ context.Context, ss []JobSample) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.samples == nil {
+		m.samples = map[string][]Sample{}
+	}
+	for _, s := range ss {
+		m.samples[s.Job] = append(m.samples[s.Job], s.Sample)
+	}
+	return nil
+}
+
+func (m *memSource) Samples(_ context.Context, id string) ([]Sample, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Sample(nil), m.samples[id]...), nil
+}
+
+func (m *memSource) Refused(_ context.Context, r Refusal) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refused = append(m.refused, r)
+	return nil
 }
 
 func (m *memSource) Authenticate(_ context.Context, secret string) (Principal, error) {
@@ -32,7 +60,7 @@ func (m *memSource) Authenticate(_ context.Context, secret string) (Principal, e
 func (m *memSource) Jobs(_ context.Context, f JobFilter) (JobPage, error) {
 	var keep []Job
 	for _, j := range m.jobs {
-		if len(f.States) == 0 || j.State == f.States[0] {
+		if len(f.States) == 0 || slices.Contains(f.States, j.State) {
 			keep = append(keep, j)
 		}
 	}

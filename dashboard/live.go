@@ -71,9 +71,6 @@ func (d *Dashboard) live(w http.ResponseWriter, r *http.Request) {
 				}
 				continue // shown again at the next look
 			}
-			if !j.Final {
-				d.hist.record(j.ID, Sample{At: time.Now(), BytesDone: j.BytesDone}, d.cfg.Sample/2)
-			}
 			v := liveOf(j)
 			if prev, ok := last[id]; ok && prev == v {
 				continue

@@ -33,6 +33,8 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		status, msg := http.StatusUnauthorized, "That is not a valid token secret (or the token was revoked)."
 		if !errors.Is(err, ErrUnauthenticated) {
 			status, msg = http.StatusServiceUnavailable, "The server cannot check tokens now: "+err.Error()
+		} else {
+			d.refuse(r, Principal{}, status, "sign-in with a secret that is no valid token's")
 		}
 		d.render(w, r, status, "login", "Sign in", struct{ Next, Error string }{next, msg})
 		return
@@ -132,9 +134,6 @@ func (d *Dashboard) showJob(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	now := time.Now()
-	if !j.Final {
-		d.hist.record(j.ID, Sample{At: now, BytesDone: j.BytesDone}, d.cfg.Sample/2)
-	}
 	ts := q.Get("tasks")
 	if ts == "" {
 		ts = "running"
@@ -143,7 +142,13 @@ func (d *Dashboard) showJob(w http.ResponseWriter, r *http.Request, status int, 
 		d.fail(w, r, http.StatusBadRequest, "There is no task state "+ts+".")
 		return
 	}
-	b := jobBody{Job: j, Chart: chartSVG(throughput(d.hist.samples(j.ID), 30*time.Second), now), TaskState: ts, Now: now}
+	b := jobBody{Job: j, TaskState: ts, Now: now}
+	if ss, err := d.cfg.Source.Samples(r.Context(), j.ID); err != nil {
+		d.cfg.Logger.Warn("dashboard: samples", "job", j.ID, "err", err)
+		b.Chart = template.HTML(`<p class="muted">The throughput history cannot be read now: ` + template.HTMLEscapeString(err.Error()) + `</p>`)
+	} else {
+		b.Chart = chartSVG(throughput(ss, 30*time.Second), now)
+	}
 	if !j.Final {
 		b.Actions = actionsFor(j.State)
 	}

@@ -168,7 +168,38 @@ type Source interface {
 	// Act does an action on a job for p (recorded in the audit log); arg is the rate of
 	// ActionBandwidth.
 	Act(ctx context.Context, p Principal, id string, act Action, arg string) error
+	// Refused records in the audit log a request the dashboard refused.
+	Refused(ctx context.Context, r Refusal) error
+	SampleSource
 	RelocationSource
+}
+
+// Refusal is a request the dashboard refused: a POST with no session, a forged form (no or
+// a wrong CSRF token), a role too small for the action, or a sign-in with a secret that is
+// no token's.
+type Refusal struct {
+	// Who sent it: the zero Principal but for Addr when no one is signed in.
+	Who Principal
+	// Method and Path are what was asked; Status the answer (401 or 403).
+	Method, Path string
+	Status       int
+	// Why says what was wrong, for people.
+	Why string
+}
+
+// JobSample is a sample of one job.
+type JobSample struct {
+	Job string
+	Sample
+}
+
+// SampleSource is the part of Source that keeps the jobs' samples for the throughput
+// charts, so that they outlive the process.
+type SampleSource interface {
+	// RecordSamples stores samples of one or more jobs.
+	RecordSamples(ctx context.Context, ss []JobSample) error
+	// Samples returns a job's recent samples, oldest first.
+	Samples(ctx context.Context, id string) ([]Sample, error)
 }
 
 // TableMap is a table of a relocation and the name it has on the target.

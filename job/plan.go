@@ -159,54 +159,105 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 	if err := checkCover(regions); err != nil {
 		return Plan{}, err
 	}
-	byRegion := map[string][]StoreFile{}
-	known := map[string]bool{}
+	// The files of each region, in the order given: a slot per region name,
+	// then the files' indexes grouped by slot (a counting sort, so that no
+	// StoreFile is copied before it is taken).
+	slot := make(map[string]int32, len(regions))
 	for _, r := range regions {
-		known[r.EncodedName] = true
+		if _, ok := slot[r.EncodedName]; !ok {
+			slot[r.EncodedName] = int32(len(slot))
+		}
 	}
-	for _, f := range files {
-		if !known[f.Region] {
+	fileSlot := make([]int32, len(files))
+	starts := make([]int32, len(slot)+1)
+	for i, f := range files {
+		s, ok := slot[f.Region]
+		if !ok {
 			return Plan{}, fmt.Errorf("store file %s of family %s names region %s, which is not among the table's regions", f.Name, f.Family, f.Region)
 		}
-		byRegion[f.Region] = append(byRegion[f.Region], f)
+		fileSlot[i] = s
+		starts[s+1]++
+	}
+	for s := 1; s < len(starts); s++ {
+		starts[s] += starts[s-1]
+	}
+	grouped := make([]int32, len(files))
+	next := append([]int32(nil), starts[:len(slot)]...)
+	for i, s := range fileSlot {
+		grouped[next[s]] = int32(i)
+		next[s]++
 	}
 
 	var p Plan
+	var keep []int32
 	times := spec.Times()
 	for _, r := range regions {
 		rows, ok := r.Rows.Intersect(spec.Rows)
 		if !ok {
 			continue
 		}
-		var in []StoreFile
-		for _, f := range byRegion[r.EncodedName] {
+		s := slot[r.EncodedName]
+		mine := grouped[starts[s]:starts[s+1]]
+		// The files kept, sorted by family then name as indexes (a
+		// StoreFile is large to swap), then copied in that order.
+		keep = keep[:0]
+		for _, fi := range mine {
+			f := &files[fi]
 			switch {
 			case !spec.WantsFamily(f.Family):
 				continue
 			case f.HasTime && !times.Overlaps(f.MinTime, f.MaxTime):
-				p.Pruned = append(p.Pruned, Pruned{File: f, Reason: PrunedByTime})
+				p.Pruned = append(p.Pruned, Pruned{File: *f, Reason: PrunedByTime})
 			case f.FirstRow != nil && f.LastRow != nil && !rows.OverlapsRows(f.FirstRow, f.LastRow):
-				p.Pruned = append(p.Pruned, Pruned{File: f, Reason: PrunedByRows})
+				p.Pruned = append(p.Pruned, Pruned{File: *f, Reason: PrunedByRows})
 			default:
-				in = append(in, f)
+				keep = append(keep, fi)
 			}
 		}
-		sort.Slice(in, func(i, j int) bool {
-			if in[i].Family != in[j].Family {
-				return in[i].Family < in[j].Family
+		sort.Slice(keep, func(i, j int) bool {
+			a, b := &files[keep[i]], &files[keep[j]]
+			if a.Family != b.Family {
+				return a.Family < b.Family
 			}
-			return in[i].Name < in[j].Name
+			return a.Name < b.Name
 		})
-		for i, piece := range cut(rows, in, target) {
+		var in []StoreFile
+		if len(keep) > 0 {
+			in = make([]StoreFile, len(keep))
+			for k, fi := range keep {
+				in[k] = files[fi]
+			}
+		}
+		pieces := cut(rows, in, target)
+		for i, piece := range pieces {
 			t := Task{
 				ID:     fmt.Sprintf("%s-%03d", r.EncodedName, i),
 				Region: r.EncodedName,
 				Rows:   piece,
 				Bytes:  estimate(in, piece),
 			}
-			for _, f := range in {
-				if f.FirstRow == nil || f.LastRow == nil || piece.OverlapsRows(f.FirstRow, f.LastRow) {
-					t.Files = append(t.Files, f)
+			if len(pieces) == 1 {
+				// The region's one task reads every file kept, each of
+				// which overlaps its rows: the task owns them.
+				if len(in) > 0 {
+					t.Files = in
+				}
+				p.Tasks = append(p.Tasks, t)
+				p.Bytes += t.Bytes
+				continue
+			}
+			n := 0
+			for k := range in {
+				if taskReads(&in[k], piece) {
+					n++
+				}
+			}
+			if n > 0 {
+				t.Files = make([]StoreFile, 0, n)
+			}
+			for k := range in {
+				if taskReads(&in[k], piece) {
+					t.Files = append(t.Files, in[k])
 				}
 			}
 			p.Tasks = append(p.Tasks, t)
@@ -214,6 +265,12 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 		}
 	}
 	return p, nil
+}
+
+// taskReads says whether a task over piece reads f: f's rows, when known,
+// overlap piece.
+func taskReads(f *StoreFile, piece KeyRange) bool {
+	return f.FirstRow == nil || f.LastRow == nil || piece.OverlapsRows(f.FirstRow, f.LastRow)
 }
 
 // checkCover checks that sorted regions tile the key space: the first starts

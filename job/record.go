@@ -16,6 +16,9 @@ var ErrRecord = errors.New("job: bad job record")
 // process serving the job (a master taking over, workers anywhere) reads the
 // same files and writes the same way.
 type Record struct {
+	// Kind is what the job does: KindCopy (records written before kinds
+	// existed decode as it) or KindVerify.
+	Kind string
 	Spec Spec
 	// Snapshot names the source snapshot that pins the job's inputs.
 	Snapshot string
@@ -23,6 +26,41 @@ type Record struct {
 	Source, Target cluster.Config
 	// Options are how the job runs.
 	Options RunOptions
+	// Verify is what a verification (KindVerify) compares beyond Spec; nil
+	// for a copy.
+	Verify *Verification
+}
+
+// Kinds of job.
+const (
+	// KindCopy copies a range: its tasks are per-region copy tasks.
+	KindCopy = "copy"
+	// KindVerify compares a range of two tables (rangecopy verify): its
+	// tasks hash one side's batches in one region.
+	KindVerify = "verify"
+)
+
+// Verification is what a verification job's record holds beyond the copy
+// fields it shares (the range, the clusters, Snapshot for the source's
+// snapshot, Options.Bandwidth and User): enough for any process to read
+// both pinned sides the same way.
+type Verification struct {
+	// TargetSnapshot names the target's snapshot.
+	TargetSnapshot string `json:"targetSnapshot"`
+	// Mode is "visible" or "raw".
+	Mode string `json:"mode"`
+	// NowMs is the time TTLs are applied at (Unix ms), fixed when the job is
+	// registered so a resumed run hashes alike.
+	NowMs int64 `json:"nowMs"`
+	// BatchBytes is the input bytes a batch aimed at.
+	BatchBytes int64 `json:"batchBytes,omitempty"`
+	// MaxDiffs caps the differences the report lists.
+	MaxDiffs int `json:"maxDiffs,omitempty"`
+	// Only restricts the comparison to the batches overlapping these
+	// ranges (a re-check of repaired ranges).
+	Only []KeyRange `json:"only,omitempty"`
+	// KeepSnapshots keeps both snapshots when the verification ends.
+	KeepSnapshots bool `json:"keepSnapshots,omitempty"`
 }
 
 // RunOptions are the settings of a job that every process serving it follows.
@@ -71,6 +109,7 @@ type wireCluster struct {
 
 type wireRecord struct {
 	V        int      `json:"v"`
+	Kind     string   `json:"kind,omitempty"`
 	Table    string   `json:"table"`
 	Target   string   `json:"targetTable,omitempty"`
 	Start    []byte   `json:"start,omitempty"`
@@ -93,6 +132,8 @@ type wireRecord struct {
 	Retries      int     `json:"retries,omitempty"`
 	Detached     bool    `json:"detached,omitempty"`
 	Protect      string  `json:"protectSource,omitempty"`
+
+	Verify *Verification `json:"verify,omitempty"`
 }
 
 const recordVersion = 2
@@ -121,8 +162,15 @@ func EncodeRecord(r Record) ([]byte, error) {
 	if err := r.Options.Validate(); err != nil {
 		return nil, err
 	}
+	if err := r.checkKind(); err != nil {
+		return nil, err
+	}
+	kind := r.Kind
+	if kind == KindCopy {
+		kind = "" // a copy's record reads as before kinds existed
+	}
 	o := r.Options
-	return json.Marshal(wireRecord{V: recordVersion, Table: r.Spec.Table, Target: r.Spec.TargetTable,
+	return json.Marshal(wireRecord{V: recordVersion, Kind: kind, Verify: r.Verify, Table: r.Spec.Table, Target: r.Spec.TargetTable,
 		Start: r.Spec.Rows.Start, End: r.Spec.Rows.End, TMin: r.Spec.Time.Min, TMax: r.Spec.Time.Max,
 		Families: r.Spec.Families, Snapshot: r.Snapshot, Source: toWire(r.Source), TargetC: toWire(r.Target),
 		Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot, TaskBytes: o.TaskBytes,
@@ -138,7 +186,11 @@ func DecodeRecord(b []byte) (Record, error) {
 	if w.V < 1 || w.V > recordVersion || w.Table == "" || w.Snapshot == "" {
 		return Record{}, fmt.Errorf("%w: version %d, table %q, snapshot %q", ErrRecord, w.V, w.Table, w.Snapshot)
 	}
-	r := Record{Spec: Spec{Table: w.Table, TargetTable: w.Target, Rows: KeyRange{Start: w.Start, End: w.End},
+	kind := w.Kind
+	if kind == "" {
+		kind = KindCopy
+	}
+	r := Record{Kind: kind, Verify: w.Verify, Spec: Spec{Table: w.Table, TargetTable: w.Target, Rows: KeyRange{Start: w.Start, End: w.End},
 		Time: TimeRange{Min: w.TMin, Max: w.TMax}, Families: w.Families},
 		Snapshot: w.Snapshot,
 		Options: RunOptions{Bandwidth: w.Bandwidth, CreateTable: w.CreateTable, KeepSnapshot: w.KeepSnapshot,
@@ -156,8 +208,36 @@ func DecodeRecord(b []byte) (Record, error) {
 	if err := r.Options.Validate(); err != nil {
 		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
 	}
+	if err := r.checkKind(); err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
+	}
 	return r, nil
 }
+
+// checkKind checks that the record's kind is known and that a verification
+// names its target snapshot and mode (and a copy has no verification).
+func (r Record) checkKind() error {
+	switch r.Kind {
+	case KindCopy, "":
+		if r.Verify != nil {
+			return errors.New("job: a copy record holds a verification")
+		}
+	case KindVerify:
+		if r.Verify == nil || r.Verify.TargetSnapshot == "" {
+			return errors.New("job: a verification record names no target snapshot")
+		}
+		if r.Verify.Mode != "visible" && r.Verify.Mode != "raw" {
+			return fmt.Errorf("job: verification mode %q is neither visible nor raw", r.Verify.Mode)
+		}
+	default:
+		return fmt.Errorf("job: unknown job kind %q", r.Kind)
+	}
+	return nil
+}
+
+// IsCopy reports whether the record is of a copy job (the kind of every
+// record written before kinds existed).
+func (r Record) IsCopy() bool { return r.Kind == KindCopy || r.Kind == "" }
 
 // Validate checks the options' bounds.
 func (o RunOptions) Validate() error {

@@ -1,9 +1,11 @@
 package job
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // MaxTaskSpec bounds an encoded task spec, the size of registry.MaxSpec: a
@@ -62,24 +64,130 @@ type wireInput struct {
 
 // EncodeTaskSpec writes a task spec compactly. A spec over MaxTaskSpec bytes
 // is an error wrapping ErrTaskSpec that names the task: plan smaller tasks.
+//
+// The bytes are those json.Marshal makes of the wire form (wireSpec), which
+// DecodeTaskSpec reads, but written directly into one buffer of the right
+// size: a planner encodes a spec per task, 100,000 of them for a table of
+// 100,000 regions, and reflection with its intermediate copies was most of
+// that cost.
 func EncodeTaskSpec(s TaskSpec) ([]byte, error) {
-	w := wireSpec{V: taskSpecVersion, ID: s.Task.ID, Region: s.Task.Region,
-		Start: s.Task.Rows.Start, End: s.Task.Rows.End, Bytes: s.Task.Bytes}
-	for _, in := range s.Inputs {
-		f := in.File
-		w.Inputs = append(w.Inputs, wireInput{Region: f.Region, Family: f.Family, Name: f.Name,
-			Size: f.Size, First: f.FirstRow, Last: f.LastRow, HasTime: f.HasTime,
-			MinTime: f.MinTime, MaxTime: f.MaxTime, Path: in.Path, Ref: in.Reference})
-	}
-	b, err := json.Marshal(w)
-	if err != nil {
-		return nil, fmt.Errorf("encode task %s: %w", s.Task.ID, err)
-	}
+	b := appendTaskSpec(make([]byte, 0, taskSpecSize(s)), s)
 	if len(b) > MaxTaskSpec {
 		return nil, fmt.Errorf("%w: task %s encodes to %d bytes, more than %d (%d inputs)",
 			ErrTaskSpec, s.Task.ID, len(b), MaxTaskSpec, len(s.Inputs))
 	}
 	return b, nil
+}
+
+// appendTaskSpec appends the JSON of wireOf(s) as encoding/json writes it:
+// the fields in order, omitempty ones left out when zero, []byte in
+// padded standard base64, strings escaped as json.Marshal escapes them.
+func appendTaskSpec(b []byte, s TaskSpec) []byte {
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, taskSpecVersion, 10)
+	b = appendJSONString(append(b, `,"id":`...), s.Task.ID)
+	b = appendJSONString(append(b, `,"r":`...), s.Task.Region)
+	b = appendJSONBytes(b, `,"s":`, s.Task.Rows.Start)
+	b = appendJSONBytes(b, `,"e":`, s.Task.Rows.End)
+	b = appendJSONInt(b, `,"b":`, s.Task.Bytes)
+	if len(s.Inputs) > 0 {
+		b = append(b, `,"in":[`...)
+		for i, in := range s.Inputs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			f := &in.File
+			b = appendJSONString(append(b, `{"r":`...), f.Region)
+			b = appendJSONString(append(b, `,"f":`...), f.Family)
+			b = appendJSONString(append(b, `,"n":`...), f.Name)
+			b = appendJSONInt(b, `,"z":`, f.Size)
+			b = appendJSONBytes(b, `,"fr":`, f.FirstRow)
+			b = appendJSONBytes(b, `,"lr":`, f.LastRow)
+			if f.HasTime {
+				b = append(b, `,"ht":true`...)
+			}
+			b = appendJSONInt(b, `,"t0":`, f.MinTime)
+			b = appendJSONInt(b, `,"t1":`, f.MaxTime)
+			b = appendJSONString(append(b, `,"p":`...), in.Path)
+			b = appendJSONBytes(b, `,"ref":`, in.Reference)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// taskSpecSize is the length appendTaskSpec gives s when its strings need no
+// escaping (else a little more).
+func taskSpecSize(s TaskSpec) int {
+	str := func(v string) int { return len(v) + 2 }
+	byt := func(key string, v []byte) int {
+		if len(v) == 0 {
+			return 0
+		}
+		return len(key) + base64.StdEncoding.EncodedLen(len(v)) + 2
+	}
+	num := func(key string, v int64) int {
+		if v == 0 {
+			return 0
+		}
+		return len(key) + len(strconv.AppendInt(make([]byte, 0, 20), v, 10))
+	}
+	n := len(`{"v":1,"id":,"r":}`) + str(s.Task.ID) + str(s.Task.Region) +
+		byt(`,"s":`, s.Task.Rows.Start) + byt(`,"e":`, s.Task.Rows.End) + num(`,"b":`, s.Task.Bytes)
+	if len(s.Inputs) > 0 {
+		n += len(`,"in":[]`) + len(s.Inputs) - 1
+	}
+	for _, in := range s.Inputs {
+		f := &in.File
+		n += len(`{"r":,"f":,"n":,"p":}`) + str(f.Region) + str(f.Family) + str(f.Name) + str(in.Path) +
+			num(`,"z":`, f.Size) + byt(`,"fr":`, f.FirstRow) + byt(`,"lr":`, f.LastRow) +
+			num(`,"t0":`, f.MinTime) + num(`,"t1":`, f.MaxTime) + byt(`,"ref":`, in.Reference)
+		if f.HasTime {
+			n += len(`,"ht":true`)
+		}
+	}
+	return n
+}
+
+// appendJSONString appends v quoted as json.Marshal quotes it. A string of
+// printable ASCII without '"', '\\', '<', '>' or '&' (every id, name and
+// path a planner makes) is copied as it is; any other goes through
+// json.Marshal, which escapes those and control characters, replaces
+// invalid UTF-8 and escapes U+2028 and U+2029.
+func appendJSONString(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, err := json.Marshal(v)
+			if err != nil {
+				// A string always encodes; this is not reached.
+				panic(fmt.Sprintf("job: encode string %q: %v", v, err))
+			}
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, v...)
+	return append(b, '"')
+}
+
+// appendJSONBytes appends key and v in quoted standard base64, or nothing
+// when v is empty (omitempty).
+func appendJSONBytes(b []byte, key string, v []byte) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	b = append(append(b, key...), '"')
+	b = base64.StdEncoding.AppendEncode(b, v)
+	return append(b, '"')
+}
+
+// appendJSONInt appends key and v, or nothing when v is 0 (omitempty).
+func appendJSONInt(b []byte, key string, v int64) []byte {
+	if v == 0 {
+		return b
+	}
+	return strconv.AppendInt(append(b, key...), v, 10)
 }
 
 // DecodeTaskSpec reads what EncodeTaskSpec wrote. It never panics on bad

@@ -2,8 +2,11 @@ package job
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -115,6 +118,9 @@ func FuzzDecodeTaskSpec(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encode a decoded spec: %v", err)
 		}
+		if want, err := json.Marshal(wireOf(s)); err != nil || !bytes.Equal(again, want) {
+			t.Fatalf("encoding differs from json.Marshal of the wire form (%v):\n got %s\nwant %s", err, again, want)
+		}
 		s2, err := DecodeTaskSpec(again)
 		if err != nil {
 			t.Fatalf("decode a re-encoded spec: %v", err)
@@ -140,4 +146,66 @@ func normalize(s TaskSpec) TaskSpec {
 		s.Task.Files[i] = in.File
 	}
 	return s
+}
+
+// wireOf is the wire form of s: what json.Marshal of it must give
+// EncodeTaskSpec's bytes.
+func wireOf(s TaskSpec) wireSpec {
+	w := wireSpec{V: taskSpecVersion, ID: s.Task.ID, Region: s.Task.Region,
+		Start: s.Task.Rows.Start, End: s.Task.Rows.End, Bytes: s.Task.Bytes}
+	for _, in := range s.Inputs {
+		f := in.File
+		w.Inputs = append(w.Inputs, wireInput{Region: f.Region, Family: f.Family, Name: f.Name,
+			Size: f.Size, First: f.FirstRow, Last: f.LastRow, HasTime: f.HasTime,
+			MinTime: f.MinTime, MaxTime: f.MaxTime, Path: in.Path, Ref: in.Reference})
+	}
+	return w
+}
+
+// EncodeTaskSpec writes by hand what json.Marshal makes of the wire form;
+// the two must agree byte for byte (DecodeTaskSpec reads the JSON), and
+// the buffer is sized exactly when no string needs escaping.
+func TestEncodeTaskSpecIsJSONOfWire(t *testing.T) {
+	odd := []string{"", "plain", "a\"b", `back\slash`, "<&>", "tab\tnl\ncr\r", "\x00\x01\x1f\x7f", "é ü 日本",
+		"bad\xffutf8", "line\u2028sep\u2029", "\b\f"}
+	rows := [][]byte{nil, {}, {0}, []byte("a"), {0xff, 0xfe, 0xfd}, []byte("user0000001000")}
+	ints := []int64{0, 1, -1, 42, math.MaxInt64, math.MinInt64}
+	specs := []TaskSpec{sampleTaskSpec(), {Task: Task{ID: "whole-000", Region: "r"}}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(n int) int { return rng.IntN(n) }
+	for range 500 {
+		s := TaskSpec{Task: Task{ID: odd[pick(len(odd))], Region: odd[pick(len(odd))],
+			Rows: KeyRange{Start: rows[pick(len(rows))], End: rows[pick(len(rows))]}, Bytes: ints[pick(len(ints))]}}
+		for range pick(4) {
+			s.Inputs = append(s.Inputs, TaskInput{
+				File: StoreFile{Region: odd[pick(len(odd))], Family: odd[pick(len(odd))], Name: odd[pick(len(odd))],
+					Size: ints[pick(len(ints))], FirstRow: rows[pick(len(rows))], LastRow: rows[pick(len(rows))],
+					HasTime: pick(2) == 0, MinTime: ints[pick(len(ints))], MaxTime: ints[pick(len(ints))]},
+				Path: odd[pick(len(odd))], Reference: rows[pick(len(rows))]})
+		}
+		specs = append(specs, s)
+	}
+	exact := 0
+	for i, s := range specs {
+		got, err := EncodeTaskSpec(s)
+		if err != nil {
+			t.Fatalf("spec %d: %v", i, err)
+		}
+		want, err := json.Marshal(wireOf(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("spec %d:\n got %s\nwant %s", i, got, want)
+		}
+		if !bytes.Contains(want, []byte(`\`)) { // every string went as it is
+			exact++
+			if cap(got) != len(got) {
+				t.Errorf("spec %d needs no escaping but its buffer holds %d for %d bytes", i, cap(got), len(got))
+			}
+		}
+	}
+	if exact == 0 {
+		t.Error("no spec without escapes was tried")
+	}
 }

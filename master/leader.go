@@ -238,8 +238,8 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	lj := ld.jobs[id]
 	if lj == nil {
 		rec, err := job.DecodeRecord(j.Spec)
-		if err != nil || !rec.Options.Detached {
-			return nil // not a job for the masters (a rangecopy copy process runs it)
+		if err != nil || !rec.Options.Detached || !rec.IsCopy() {
+			return nil // not a job for the masters (a rangecopy copy or verify process runs it)
 		}
 		if err := rec.Servable(); err != nil {
 			_, serr := reg.SetJobState(ctx, j, registry.JobFailed, err.Error())

@@ -114,6 +114,9 @@ func Open(ctx context.Context, o Options) (*Planner, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--resume %s: %w", o.Resume, err)
 		}
+		if !rec.IsCopy() {
+			return nil, fmt.Errorf("--resume %s: a %s job, not a copy (run rangecopy %s again with its arguments)", o.Resume, rec.Kind, rec.Kind)
+		}
 		if o.Spec.Table != "" && o.Spec.Table != rec.Spec.Table {
 			return nil, fmt.Errorf("--resume %s: the job copies table %s, not %s", o.Resume, rec.Spec.Table, o.Spec.Table)
 		}

@@ -49,6 +49,9 @@ func (p *Planner) Register(ctx context.Context) (j registry.Job, rec job.Record,
 	if err != nil {
 		return j, rec, rep, false, fmt.Errorf("job %s: %w", id, err)
 	}
+	if !rec.IsCopy() {
+		return j, rec, rep, false, fmt.Errorf("job %s is a %s job, not a copy", id, rec.Kind)
+	}
 	if len(rec.Source.ZKQuorum) == 0 {
 		// A record of the first format names no clusters and options:
 		// this run's serve it.
@@ -78,7 +81,7 @@ func (p *Planner) create(ctx context.Context, id string) (registry.Job, error) {
 // record is the job's registry record.
 func (p *Planner) record(snapshot string) job.Record {
 	o := p.o
-	return job.Record{Spec: o.Spec, Snapshot: snapshot, Source: o.Source, Target: o.Target,
+	return job.Record{Kind: job.KindCopy, Spec: o.Spec, Snapshot: snapshot, Source: o.Source, Target: o.Target,
 		Options: job.RunOptions{Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot,
 			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: p.detached,
 			ProtectSource: o.ProtectSource}}

@@ -13,6 +13,7 @@
 //	jobs/<job-id>/report                   the job's report (JSON), from PutJobData
 //	jobs/<job-id>/pin                      the snapshot in use when the record's one failed (JSON)
 //	jobs/<job-id>/retries                  resets per failed task (JSON), kept by the leading master
+//	jobs/<job-id>/verification             a verification job's report (JSON), from PutJobData
 //	jobs/<job-id>/order                    ids of the costliest tasks, costliest first (JSON), claimed first
 //	jobs/<job-id>/tasks/<bb>/<task-id>     task spec bytes; the node's version is the claim epoch
 //	jobs/<job-id>/claims/<bb>/<task-id>    ephemeral claim: worker id, session id, epoch

@@ -29,9 +29,12 @@ const (
 	// NodeBandwidth holds the job-wide read limit an operator set while
 	// the job runs (SetBandwidth); it overrides the record's bandwidth.
 	NodeBandwidth = "bandwidth"
+	// NodeVerification holds a verification job's report (JSON), written
+	// by the process that finished it.
+	NodeVerification = "verification"
 )
 
-var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan, NodeBandwidth}
+var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan, NodeBandwidth, NodeVerification}
 
 func checkSide(job, name string) error {
 	if err := ValidateJobID(job); err != nil {

@@ -28,7 +28,7 @@ var _ dashboard.Source = dashSource{}
 // newDashboard builds the web dashboard over the server.
 func newDashboard(s *Server) (*dashboard.Dashboard, error) {
 	return dashboard.New(dashboard.Config{Source: dashSource{s.api}, InsecureNoAuth: s.cfg.InsecureNoAuth,
-		Version: s.cfg.Version, Logger: s.cfg.Logger})
+		Version: s.cfg.Version, Logger: s.cfg.Logger, Sampling: s.leads})
 }
 
 // dashErr turns an API answer into the dashboard's errors: 404 ErrNotFound, another 4xx a
@@ -312,6 +312,51 @@ func (d dashSource) RelocationAction(ctx context.Context, p dashboard.Principal,
 		return plan, dashErr(err)
 	}
 	return plan, nil
+}
+
+// RecordSamples keeps the jobs' samples in the catalog, for the throughput charts of every
+// server, across restarts.
+func (d dashSource) RecordSamples(ctx context.Context, ss []dashboard.JobSample) error {
+	rows := make([]catalog.JobSample, 0, len(ss))
+	for _, s := range ss {
+		rows = append(rows, catalog.JobSample{JobID: s.Job, Time: s.At, BytesDone: s.BytesDone})
+	}
+	if err := d.a.s.cat.AppendJobSamples(ctx, rows); err != nil {
+		d.a.s.metrics.catalogErrors.Inc()
+		return err
+	}
+	return nil
+}
+
+// Samples reads a job's samples from the catalog.
+func (d dashSource) Samples(ctx context.Context, id string) ([]dashboard.Sample, error) {
+	rows, err := d.a.s.cat.JobSamples(ctx, id)
+	if err != nil {
+		if !errors.Is(err, catalog.ErrNotFound) {
+			d.a.s.metrics.catalogErrors.Inc()
+		}
+		return nil, err
+	}
+	out := make([]dashboard.Sample, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, dashboard.Sample{At: r.Time, BytesDone: r.BytesDone})
+	}
+	return out, nil
+}
+
+// Refused records a request the dashboard refused in the audit log, as the API records its
+// refusals: who (if anyone signed in), what, the status, and why after "dashboard: ".
+func (d dashSource) Refused(ctx context.Context, r dashboard.Refusal) error {
+	s := d.a.s
+	e := catalog.AuditEntry{TokenID: r.Who.TokenID, TokenName: r.Who.Name, Role: catalog.Role(r.Who.Role), Method: r.Method,
+		Path: r.Path, RemoteAddr: r.Who.Addr, Status: r.Status, Message: "dashboard: " + r.Why}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
+	defer cancel()
+	if _, err := s.cat.AppendAudit(actx, e); err != nil {
+		s.metrics.catalogErrors.Inc()
+		return err
+	}
+	return nil
 }
 
 // audit records an action of the dashboard in the audit log, with the status its error

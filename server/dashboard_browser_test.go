@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"rangecopy/catalog"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
 )
@@ -234,7 +235,7 @@ func writeBulk(t *testing.T, env *testenv.Env, table string, rows, size int) {
 // TestDashboardInBrowser drives the dashboard in headless Chromium against a server on the
 // real clusters: a slow job's progress bar moves without a reload, pausing from the page
 // pauses it (the API agrees), a relocation's page shows its windows, a viewer sees no
-// actions and forged POSTs are refused, and every page passes axe-core with no serious or critical violation. It takes screenshots of
+// actions and forged POSTs are refused (and found in the audit log), and every page passes axe-core with no serious or critical violation. It takes screenshots of
 // each page (RANGECOPY_SCREENSHOTS=docs/screenshots writes them where the README shows them).
 func TestDashboardInBrowser(t *testing.T) {
 	env := testenv.Get(t)
@@ -383,6 +384,37 @@ func TestDashboardInBrowser(t *testing.T) {
 		if st := post(c.secret, c.csrf, "resume"); st != http.StatusForbidden {
 			t.Errorf("resume with %s: %d; want 403", c.name, st)
 		}
+	}
+	// Each refusal is in the audit log, as the API's are: who, the path, 403, and why.
+	tokenOf := func(secret string) string {
+		tok, err := r.s.Catalog().Authenticate(t.Context(), secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.ID
+	}
+	wantAudit := []string{
+		tokenOf(r.viewer) + " viewer: dashboard: role viewer; this needs operator",
+		tokenOf(r.oper) + " operator: dashboard: the form's CSRF token is missing or wrong (forged)",
+		tokenOf(r.oper) + " operator: dashboard: the form's CSRF token is missing or wrong (forged)",
+		" : dashboard: not signed in",
+	}
+	page, err := r.s.Catalog().ListAudit(t.Context(), "", "", catalog.MaxPageSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotAudit []string
+	for i := len(page.Entries) - 1; i >= 0; i-- { // oldest first
+		e := page.Entries[i]
+		if e.Path == "/jobs/"+j.ID+"/resume" {
+			if e.Method != http.MethodPost || e.Status != http.StatusForbidden || e.RemoteAddr == "" {
+				t.Errorf("audit entry %+v: want a POST refused with 403, with the caller's address", e)
+			}
+			gotAudit = append(gotAudit, e.TokenID+" "+string(e.Role)+": "+e.Message)
+		}
+	}
+	if strings.Join(gotAudit, "\n") != strings.Join(wantAudit, "\n") {
+		t.Errorf("audit log of the forged resumes:\n%s\nwant:\n%s", strings.Join(gotAudit, "\n"), strings.Join(wantAudit, "\n"))
 	}
 	if operCSRF == "" || post(r.oper, operCSRF, "bandwidth") != http.StatusBadRequest {
 		t.Error("the operator's own form token is not accepted (an empty bandwidth should be a 400)")

@@ -48,13 +48,26 @@ func (w testWriter) Write(p []byte) (int, error) {
 // newRig starts a server; workers is how many tasks its embedded workers run (0: none).
 func newRig(t *testing.T, env *testenv.Env, workers int) *rig {
 	t.Helper()
-	dir := t.TempDir()
+	return newRigAt(t, env, workers, t.TempDir(), "/"+testenv.UniqueName(t, "srv"))
+}
+
+// newRigAt starts a server with its catalog in dir and its registry under zkRoot: a second
+// rig on the same two is the first server restarted.
+func newRigAt(t *testing.T, env *testenv.Env, workers int, dir, zkRoot string) *rig {
+	t.Helper()
+	return newRigAs(t, env, workers, dir, zkRoot, "")
+}
+
+// newRigAs is newRigAt with the server's id (empty: a fresh one), as a server restarted
+// under its configured id.
+func newRigAs(t *testing.T, env *testenv.Env, workers int, dir, zkRoot, id string) *rig {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := New(ctx, Config{Listen: "127.0.0.1:0", Catalog: "sqlite://" + filepath.Join(dir, "catalog.db"),
-		ZK: []string{env.Target.ZKQuorum}, ZKRoot: "/" + testenv.UniqueName(t, "srv"), SessionTimeout: 6 * time.Second,
+		ZK: []string{env.Target.ZKQuorum}, ZKRoot: zkRoot, SessionTimeout: 6 * time.Second,
 		Workers: workers, Poll: 500 * time.Millisecond, Reconcile: 500 * time.Millisecond, User: env.Target.User,
-		Logger: log, Version: "test"})
+		Logger: log, Version: "test", ID: id})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

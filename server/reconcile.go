@@ -86,6 +86,9 @@ func (s *Server) reconcile(ctx context.Context) error {
 		}
 		r := regState{state: stateOf(j.State), message: j.Message}
 		if rec, err := job.DecodeRecord(j.Spec); err == nil {
+			if !rec.IsCopy() {
+				continue // a verification's job: not a copy job of the catalog
+			}
 			r.rec = &rec
 		}
 		reg[id] = r

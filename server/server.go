@@ -16,8 +16,10 @@ import (
 	"rangecopy/catalog"
 	"rangecopy/cluster/dial"
 	"rangecopy/dashboard"
+	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
+	"rangecopy/verify"
 	"rangecopy/worker"
 )
 
@@ -111,9 +113,9 @@ func (s *Server) Run(ctx context.Context) error {
 	log := s.cfg.Logger
 	// Verifications that were running when this server (of this id) or another stopped end
 	// in error; the ones created from now on run under ctx.
-	s.interruptVerifications(ctx, true)
 	s.verifs.begin(ctx)
 	defer s.verifs.wait()
+	s.adoptVerifications(ctx, true)
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
 	wg.Add(1)
@@ -132,7 +134,8 @@ func (s *Server) Run(ctx context.Context) error {
 			host, _ := os.Hostname()
 			err := worker.RunAgent(ctx, worker.AgentConfig{Registry: s.reg, ID: s.cfg.ID + "-w",
 				Capacity: s.cfg.Workers, Pool: s.pool, Logger: log,
-				Info: fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
+				Kinds: map[string]worker.KindServer{job.KindVerify: verify.UnitServer{}},
+				Info:  fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
 			if err != nil && ctx.Err() == nil {
 				errc <- fmt.Errorf("embedded workers: %w", err)
 			}
@@ -195,7 +198,7 @@ func (s *Server) lead(ctx context.Context) {
 			s.cfg.Logger.Warn("reconcile catalog and registry", "err", err)
 			s.metrics.catalogErrors.Inc()
 		}
-		s.interruptVerifications(ctx, false)
+		s.adoptVerifications(ctx, false)
 		select {
 		case <-ctx.Done():
 			return

@@ -16,10 +16,12 @@ import (
 	"rangecopy/verify"
 )
 
-// A verification runs on the server that received it, in a goroutine; it beats in the
-// catalog every verifyHeartbeat, and one whose heartbeat is older than verifyStale is taken
-// for dead (its server stopped) and marked error by the next server that starts, or by the
-// leader.
+// A verification runs on the server that received it, in a goroutine, as a registry job
+// (verify.RunJob: its units hashed by the embedded workers and any worker agent, their
+// hashes checkpointed); it beats in the catalog every verifyHeartbeat. One whose heartbeat is
+// older than verifyStale is taken for orphaned (its server stopped) and adopted by the
+// leader, and a server that starts again adopts its own: either runs it again with the same
+// options, so the registry job resumes with its snapshots and the units already hashed.
 const (
 	verifyHeartbeat = 10 * time.Second
 	verifyStale     = 6 * verifyHeartbeat
@@ -76,6 +78,10 @@ type VerificationReport struct {
 	BytesRead         int64            `json:"bytesRead" doc:"HFile bytes read, both sides"`
 	ElapsedMs         int64            `json:"elapsedMs" doc:"how long the comparison took"`
 	Repaired          []verify.Range   `json:"repaired,omitempty" doc:"row ranges re-copied by the repair"`
+	Job               string           `json:"job,omitempty" doc:"the registry job that hashed both sides (the same after a server restart: it resumed)"`
+	Units             int              `json:"units,omitempty" doc:"units hashed (a side's batches in one region)"`
+	UnitsResumed      int              `json:"unitsResumed,omitempty" doc:"units found hashed when this server ran it: by an earlier run or by worker agents"`
+	UnitsHashed       int              `json:"unitsHashed,omitempty" doc:"units this server's run hashed itself"`
 	// Before is the first pass of a verification that repaired.
 	Before *VerificationReport `json:"before,omitempty" doc:"with repair: the first pass, before the re-copy"`
 }
@@ -100,7 +106,7 @@ func reportOf(r verify.Report) (VerificationReport, error) {
 		SourceRows: r.SourceRows, TargetRows: r.TargetRows, Batches: r.Batches, BatchesMatched: r.BatchesMatched,
 		BatchesMismatched: r.BatchesMismatched, MismatchedRanges: append([]verify.Range{}, r.MismatchedRanges...),
 		DifferenceCount: r.DifferenceCount, Differences: []CellDifference{}, BytesRead: r.BytesRead, ElapsedMs: r.ElapsedMs,
-		Repaired: r.Repaired}
+		Repaired: r.Repaired, Job: r.Job, Units: r.Units, UnitsResumed: r.UnitsResumed, UnitsHashed: r.UnitsHashed}
 	for _, d := range r.Differences {
 		// verify writes a difference's bytes in \xNN form; its JSON is the API's.
 		b, err := json.Marshal(d)
@@ -208,32 +214,45 @@ func (v *verifier) launch(fn func(ctx context.Context)) bool {
 	return true
 }
 
-// interruptVerifications marks error the running verifications that no server runs: this
-// server's own from before it started again (same id), and every one whose heartbeat is
-// stale.
-func (s *Server) interruptVerifications(ctx context.Context, own bool) {
-	runner := ""
-	if own {
-		runner = s.cfg.ID
-	}
-	n, err := s.cat.InterruptVerifications(ctx, runner, time.Now().Add(-verifyStale),
-		"interrupted: the server running it stopped before it ended; create it again")
+// adoptVerifications runs again the running verifications that no server runs: this
+// server's own from before it started again (own), and every one whose heartbeat is stale.
+// Each resumes its registry job; one whose request no longer resolves (its cluster was
+// removed) ends in error saying why.
+func (s *Server) adoptVerifications(ctx context.Context, own bool) {
+	vs, err := s.cat.AdoptVerifications(ctx, s.cfg.ID, own, time.Now().Add(-verifyStale))
 	if err != nil {
 		if ctx.Err() == nil {
-			s.cfg.Logger.Warn("mark interrupted verifications", "err", err)
+			s.cfg.Logger.Warn("adopt orphaned verifications", "err", err)
 			s.metrics.catalogErrors.Inc()
 		}
 		return
 	}
-	if n > 0 {
-		s.cfg.Logger.Warn("verifications interrupted by a server's stop marked error", "count", n)
+	for _, v := range vs {
+		s.cfg.Logger.Warn("verification orphaned by a server's stop: running it again (its registry job resumes)", "verification", v.ID)
+		var in VerificationRequest
+		err := json.Unmarshal([]byte(v.Spec), &in)
+		var o verify.Options
+		if err == nil {
+			o, err = s.verificationRun(ctx, in)
+		}
+		if err == nil {
+			o.Logger = s.cfg.Logger.With("verification", v.ID)
+			if s.verifs.launch(func(ctx context.Context) { s.runVerification(ctx, v.ID, in, o) }) {
+				continue
+			}
+			err = errors.New("the server is stopping")
+		}
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
+		if _, ferr := s.cat.FinishVerification(fctx, v.ID, catalog.VerificationError, "", "interrupted, and not resumed: "+err.Error()); ferr != nil {
+			s.cfg.Logger.Warn("record a verification that cannot resume", "verification", v.ID, "err", ferr)
+		}
+		cancel()
 	}
 }
 
-// CreateVerification checks a verification as rangecopy verify checks its flags, records it
-// (state running, created by by) and runs it in the background on this server, as POST
-// /api/v1/verifications does. Its errors are the API's answers (huma.StatusError).
-func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest, by string) (VerificationOutput, error) {
+// verificationRun turns a request into verify's options, the clusters looked up in the
+// catalog; its errors are the API's answers.
+func (s *Server) verificationRun(ctx context.Context, in VerificationRequest) (verify.Options, error) {
 	a := s.api
 	var fe fieldErrs
 	o, optErr := verificationOptions(in)
@@ -242,7 +261,7 @@ func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest,
 		cfg, user, err := a.clusterConfig(ctx, c.name, c.field)
 		if err != nil {
 			if !isStatus(err, http.StatusBadRequest) {
-				return VerificationOutput{}, err
+				return verify.Options{}, err
 			}
 			fe.add(c.field, fmt.Sprintf("no cluster %q is registered (GET /api/v1/clusters lists them)", c.name), c.name)
 			continue
@@ -262,11 +281,11 @@ func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest,
 				fe.msgs = append(fe.msgs, d.Location[len("body."):]+": "+d.Message)
 			}
 		} else {
-			return VerificationOutput{}, optErr
+			return verify.Options{}, optErr
 		}
 	}
 	if err := fe.err(); err != nil {
-		return VerificationOutput{}, err
+		return verify.Options{}, err
 	}
 	switch {
 	case users[1] != "":
@@ -275,6 +294,18 @@ func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest,
 		o.User = users[0]
 	default:
 		o.User = s.cfg.User
+	}
+	return o, nil
+}
+
+// CreateVerification checks a verification as rangecopy verify checks its flags, records it
+// (state running, created by by) and runs it in the background on this server, as POST
+// /api/v1/verifications does. Its errors are the API's answers (huma.StatusError).
+func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest, by string) (VerificationOutput, error) {
+	a := s.api
+	o, err := s.verificationRun(ctx, in)
+	if err != nil {
+		return VerificationOutput{}, err
 	}
 	if in.Mode == "" {
 		in.Mode = "visible"
@@ -315,10 +346,10 @@ func (s *Server) runVerification(ctx context.Context, id string, in Verification
 			case <-vctx.Done():
 				return
 			case <-t.C:
-				if err := s.cat.HeartbeatVerification(vctx, id); err != nil && vctx.Err() == nil {
+				if err := s.cat.HeartbeatVerification(vctx, id, s.cfg.ID); err != nil && vctx.Err() == nil {
 					s.cfg.Logger.Warn("verification heartbeat", "verification", id, "err", err)
 					if errors.Is(err, catalog.ErrNotFound) {
-						cancel() // it was marked interrupted: nobody waits for it any more
+						cancel() // it ended or another server adopted it: nobody waits for this run
 						return
 					}
 				}
@@ -327,7 +358,14 @@ func (s *Server) runVerification(ctx context.Context, id string, in Verification
 	}()
 	state, report, why := s.verifyOnce(vctx, in, o)
 	if ctx.Err() != nil {
-		state, report, why = catalog.VerificationError, "", "interrupted: the server stopped before it ended; create it again"
+		// The server stops: the verification stays running in the catalog, for this
+		// server (started again) or the leader to adopt and resume.
+		s.cfg.Logger.Info("verification left to resume", "verification", id)
+		return
+	}
+	if vctx.Err() != nil {
+		s.cfg.Logger.Info("verification run by another server now", "verification", id)
+		return
 	}
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
 	defer fcancel()
@@ -342,7 +380,7 @@ func (s *Server) runVerification(ctx context.Context, id string, in Verification
 // verifyOnce runs one verification, with its repair when asked: the state it ends in, its
 // report (JSON) and, in state error, why.
 func (s *Server) verifyOnce(ctx context.Context, in VerificationRequest, o verify.Options) (catalog.VerificationState, catalog.JSONText, string) {
-	first, err := verify.Run(ctx, o)
+	first, err := verify.RunJob(ctx, o, s.reg)
 	if err != nil {
 		return catalog.VerificationError, "", "verify: " + err.Error()
 	}
@@ -399,7 +437,7 @@ func (a *api) registerVerifications() {
 	s := a.s
 	create := op("create-verification", http.MethodPost, "/verifications", "Compare a range of a table on two clusters, from their HFiles", catalog.RoleOperator, "verifications")
 	create.Description += " The verification runs in the background on the server that received it; poll GET /verifications/{id} until its state is passed, failed or error." +
-		" A verification whose server stops is marked error (interrupted) when a server starts, or by the leader within a minute."
+		" A verification whose server stops resumes (its registry job, snapshots and hashed units kept) when that server starts again, or on the leader once its heartbeat is a minute old."
 	create.DefaultStatus = http.StatusCreated
 	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusConflict, http.StatusServiceUnavailable)
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {

@@ -126,6 +126,13 @@ func (hs *Hasher) seal() {
 	hs.h.Reset()
 }
 
+// Sealed returns the hashes of the batches finished so far: those before the
+// batch of the last cell added (all of them after Finish). They do not
+// change any more.
+func (hs *Hasher) Sealed() []BatchHash {
+	return hs.out[:min(hs.i, len(hs.out))]
+}
+
 // Finish returns the hashes of every batch, empty ones included.
 func (hs *Hasher) Finish() []BatchHash {
 	for ; hs.i < len(hs.batches); hs.i++ {

@@ -59,6 +59,15 @@ type Report struct {
 	HashTable string `json:"hashTable,omitempty"`
 	// Repaired lists the ranges re-copied by a repair, if one ran.
 	Repaired []Range `json:"repaired,omitempty"`
+	// Job is the registry job of a verification run through the registry
+	// (RunJob); Units counts its units (tasks: a side's batches in one
+	// region), UnitsResumed those found hashed by an earlier run (or by
+	// worker agents) and UnitsHashed those this run hashed, whole or from
+	// a checkpoint.
+	Job          string `json:"job,omitempty"`
+	Units        int    `json:"units,omitempty"`
+	UnitsResumed int    `json:"unitsResumed,omitempty"`
+	UnitsHashed  int    `json:"unitsHashed,omitempty"`
 }
 
 // Equal says the two sides held the same cells.
@@ -112,6 +121,9 @@ func WriteText(w io.Writer, r Report) error {
 	fmt.Fprintf(&b, "  cells         source %d, target %d\n", r.SourceCells, r.TargetCells)
 	fmt.Fprintf(&b, "  rows compared source %d, target %d\n", r.SourceRows, r.TargetRows)
 	fmt.Fprintf(&b, "  batches       %d: %d matched, %d mismatched\n", r.Batches, r.BatchesMatched, r.BatchesMismatched)
+	if r.Units > 0 {
+		fmt.Fprintf(&b, "  units         %d: %d resumed, %d hashed (job %s)\n", r.Units, r.UnitsResumed, r.UnitsHashed, r.Job)
+	}
 	fmt.Fprintf(&b, "  bytes read    %d in %d ms\n", r.BytesRead, r.ElapsedMs)
 	if r.DifferenceCount > 0 {
 		fmt.Fprintf(&b, "  differences   %d, the first %d:\n", r.DifferenceCount, len(r.Differences))

@@ -75,6 +75,9 @@ type Options struct {
 	DialTimeout time.Duration
 	// Logger receives progress; nil discards.
 	Logger *slog.Logger
+	// LeaveUnits, with RunJob, hashes no unit in this process: every unit
+	// is left to the worker agents of the registry, which RunJob waits for.
+	LeaveUnits bool
 
 	// scanVersions, when above 0, reads with HashTable's scan instead of
 	// Mode: markers in or after the time range applied, this many versions.
@@ -117,15 +120,31 @@ func (o *Options) defaults() {
 	}
 }
 
+// check checks what o selects, its defaults applied.
+func (o *Options) check() error {
+	if o.Table == "" {
+		return errors.New("verify: no table named")
+	}
+	if o.Rows.Empty() {
+		return fmt.Errorf("verify: row range %s is empty", o.Rows)
+	}
+	if o.Time.Min < 0 || o.Time.Max <= o.Time.Min {
+		return fmt.Errorf("verify: time range %s is empty or negative", o.Time)
+	}
+	return nil
+}
+
 // side is one pinned table and how to read its files.
 type side struct {
-	name    string // "source" or "target"
-	table   string
-	fs      fsys.Reader
-	pinned  *snapshot.Pinned
-	rules   map[string]Rules
-	limiter fsys.Limiter
-	read    *atomic.Int64
+	name     string // "source" or "target"
+	table    string
+	fs       fsys.Reader
+	pinned   *snapshot.Pinned
+	rules    map[string]Rules
+	limiter  fsys.Limiter
+	read     *atomic.Int64
+	conn     *conn
+	snapshot string // the snapshot's name
 }
 
 // Run verifies the target table against the source over o's range: it pins
@@ -136,54 +155,87 @@ type side struct {
 func Run(ctx context.Context, o Options) (Report, error) {
 	o.defaults()
 	start := time.Now()
-	if o.Table == "" {
-		return Report{}, errors.New("verify: no table named")
-	}
-	if o.Rows.Empty() {
-		return Report{}, fmt.Errorf("verify: row range %s is empty", o.Rows)
-	}
-	if o.Time.Min < 0 || o.Time.Max <= o.Time.Min {
-		return Report{}, fmt.Errorf("verify: time range %s is empty or negative", o.Time)
-	}
-	src, closeSrc, err := open(ctx, "source", o.Source, o)
-	if err != nil {
+	if err := o.check(); err != nil {
 		return Report{}, err
 	}
-	defer closeSrc()
-	dst, closeDst, err := open(ctx, "target", o.Target, o)
-	if err != nil {
-		return Report{}, err
-	}
-	defer closeDst()
-
 	var limiter fsys.Limiter
 	if o.Bandwidth > 0 {
+		var err error
 		if limiter, err = worker.NewRateLimit(o.Bandwidth); err != nil {
 			return Report{}, fmt.Errorf("verify: bandwidth: %w", err)
 		}
 	}
 	var read atomic.Int64
 	stamp := time.Now().UnixMilli()
-	sides := []*side{
-		{name: "source", table: o.Table, fs: worker.ArchiveFallback{Reader: src.fs, RootDir: o.Source.RootDir}, limiter: limiter, read: &read},
-		{name: "target", table: o.TargetTable, fs: worker.ArchiveFallback{Reader: dst.fs, RootDir: o.Target.RootDir}, limiter: limiter, read: &read},
+	names := [2]string{SnapshotName(o.Table, "source", stamp), SnapshotName(o.TargetTable, "target", stamp)}
+	sides, families, closeSides, err := openSides(ctx, o, names, true, limiter, &read)
+	defer closeSides() // after the release
+	if !o.KeepSnapshots {
+		defer releaseSides(context.WithoutCancel(ctx), o, sides)
 	}
-	conns := []*conn{src, dst}
-	roots := []string{o.Source.RootDir, o.Target.RootDir}
-	for i, s := range sides {
-		name := SnapshotName(s.table, s.name, stamp)
-		p, err := snapshot.Pin(ctx, conns[i].hb, conns[i].fs, roots[i], s.table, name, snapshot.Options{Logger: o.Logger})
-		if !o.KeepSnapshots {
-			defer func() {
-				if err := snapshot.Release(context.WithoutCancel(ctx), conns[i].hb, name); err != nil {
-					o.Logger.Warn("verify: snapshot not released", "cluster", s.name, "snapshot", name, "err", err)
-				}
-			}()
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Version: ReportVersion, SourceTable: o.Table, TargetTable: o.TargetTable, Mode: o.Mode,
+		StartRow: rowkey.Format(o.Rows.Start), StopRow: rowkey.Format(o.Rows.End), MinTimeMs: o.Time.Min, MaxTimeMs: o.Time.Max,
+		Families: families, SourceSnapshot: sides[0].pinned.Info.Name, TargetSnapshot: sides[1].pinned.Info.Name}
+
+	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
+	if o.Only != nil {
+		batches = overlapping(batches, o.Only)
+	}
+	rep.Batches = len(batches)
+	o.Logger.Info("verify: batches planned", "batches", len(batches), "source_files", len(sides[0].pinned.Files), "target_files", len(sides[1].pinned.Files))
+
+	hashes := [][]BatchHash{make([]BatchHash, len(batches)), make([]BatchHash, len(batches))}
+	if err := hashSides(ctx, sides, families, batches, o, hashes); err != nil {
+		return Report{}, err
+	}
+	if err := compare(ctx, sides, families, batches, hashes, o, &rep); err != nil {
+		return Report{}, err
+	}
+	rep.BytesRead = read.Load()
+	rep.ElapsedMs = time.Since(start).Milliseconds()
+	return rep, nil
+}
+
+// openSides reaches both clusters and pins both tables with the snapshots
+// names (source, target) when pin, or reads those snapshots as they are
+// (a worker serving a verification's units: it never takes one). It
+// returns the sides, the families compared (o.Families, or every family
+// of the source, sorted) and a func closing the connections. On an error
+// the sides pinned so far are returned too, for the caller to release.
+func openSides(ctx context.Context, o Options, names [2]string, pin bool, limiter fsys.Limiter, read *atomic.Int64) ([]*side, []string, func(), error) {
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	var sides []*side
+	cfgs := []cluster.Config{o.Source, o.Target}
+	tables := []string{o.Table, o.TargetTable}
+	for i, name := range []string{"source", "target"} {
+		c, closeFn, err := open(ctx, name, cfgs[i], o)
+		if err != nil {
+			return sides, nil, closeAll, err
+		}
+		closers = append(closers, closeFn)
+		s := &side{name: name, table: tables[i], fs: worker.ArchiveFallback{Reader: c.fs, RootDir: cfgs[i].RootDir}, limiter: limiter, read: read, conn: c, snapshot: names[i]}
+		var p *snapshot.Pinned
+		if pin {
+			p, err = snapshot.Pin(ctx, c.hb, c.fs, cfgs[i].RootDir, s.table, names[i], snapshot.Options{Logger: o.Logger})
+			sides = append(sides, s)
+		} else {
+			p, err = snapshot.Read(ctx, c.fs, cfgs[i].RootDir, names[i], snapshot.Options{Logger: o.Logger})
 		}
 		if err != nil {
-			return Report{}, fmt.Errorf("verify: pin the %s table: %w", s.name, err)
+			return sides, nil, closeAll, fmt.Errorf("verify: pin the %s table: %w", s.name, err)
 		}
 		s.pinned = p
+		if !pin {
+			sides = append(sides, s)
+		}
 	}
 	now := o.Now
 	if now.IsZero() {
@@ -203,27 +255,28 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		for _, f := range families {
 			d := s.pinned.Schema.Family(f)
 			if d == nil {
-				return Report{}, fmt.Errorf("verify: the %s table %s has no family %q", s.name, s.table, f)
+				return sides, nil, closeAll, fmt.Errorf("verify: the %s table %s has no family %q", s.name, s.table, f)
 			}
 			s.rules[f] = RulesOf(*d, now.UnixMilli())
 		}
 	}
+	return sides, families, closeAll, nil
+}
 
-	rep := Report{Version: ReportVersion, SourceTable: o.Table, TargetTable: o.TargetTable, Mode: o.Mode,
-		StartRow: rowkey.Format(o.Rows.Start), StopRow: rowkey.Format(o.Rows.End), MinTimeMs: o.Time.Min, MaxTimeMs: o.Time.Max,
-		Families: families, SourceSnapshot: sides[0].pinned.Info.Name, TargetSnapshot: sides[1].pinned.Info.Name}
-
-	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
-	if o.Only != nil {
-		batches = overlapping(batches, o.Only)
+// releaseSides releases the snapshots of the sides pinned, logging what
+// could not be released.
+func releaseSides(ctx context.Context, o Options, sides []*side) {
+	for _, s := range sides {
+		if err := snapshot.Release(ctx, s.conn.hb, s.snapshot); err != nil {
+			o.Logger.Warn("verify: snapshot not released", "cluster", s.name, "snapshot", s.snapshot, "err", err)
+		}
 	}
-	rep.Batches = len(batches)
-	o.Logger.Info("verify: batches planned", "batches", len(batches), "source_files", len(sides[0].pinned.Files), "target_files", len(sides[1].pinned.Files))
+}
 
-	hashes := [][]BatchHash{make([]BatchHash, len(batches)), make([]BatchHash, len(batches))}
-	if err := hashSides(ctx, sides, families, batches, o, hashes); err != nil {
-		return Report{}, err
-	}
+// compare fills rep from both sides' hashes of batches: the counts, the
+// mismatched batches and ranges, and the differences of the mismatched
+// batches, read again on both sides.
+func compare(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, hashes [][]BatchHash, o Options, rep *Report) error {
 	for i := range batches {
 		rep.SourceCells += hashes[0][i].Cells
 		rep.SourceRows += hashes[0][i].Rows
@@ -244,12 +297,10 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			}
 		})
 		if err != nil {
-			return Report{}, fmt.Errorf("verify: list the differences of rows %s: %w", batches[i], err)
+			return fmt.Errorf("verify: list the differences of rows %s: %w", batches[i], err)
 		}
 	}
-	rep.BytesRead = read.Load()
-	rep.ElapsedMs = time.Since(start).Milliseconds()
-	return rep, nil
+	return nil
 }
 
 // MismatchedKeyRanges returns the report's mismatched ranges as key ranges.

@@ -44,6 +44,10 @@ type AgentConfig struct {
 	Logger *slog.Logger
 	// Metrics, if set, receives the worker's metrics.
 	Metrics *metrics.Worker
+	// Kinds serve the tasks of jobs of other kinds than a copy, by
+	// job.Record.Kind (rangecopy worker serves job.KindVerify with
+	// verify.UnitServer); a job of a kind not here is left alone.
+	Kinds map[string]KindServer
 }
 
 // agent is a running worker process.
@@ -66,7 +70,8 @@ type agent struct {
 type agentJob struct {
 	id      string
 	rec     job.Record
-	env     *JobEnv
+	env     *JobEnv         // a copy's; nil for a job of another kind
+	kind    KindJob         // a job of another kind's; nil for a copy
 	limiter *BandwidthLimit // this worker's share of the job's limit
 	// counters and loaded count what the job's tasks do here; untrack ends
 	// their metrics. read and readAt are the bytes read at the last refresh.
@@ -181,7 +186,7 @@ func (a *agent) refresh(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if j.State == registry.JobRunning && detached(j) {
+		if j.State == registry.JobRunning && a.serves(j) {
 			running[id] = j
 			bw, ok, err := reg.Bandwidth(ctx, id)
 			if err != nil && !errors.Is(err, registry.ErrNotFound) {
@@ -279,11 +284,11 @@ func (a *agent) setBandwidth(aj *agentJob, overrides map[string]float64, share f
 	a.cfg.Metrics.SetBandwidth(aj.id, aj.limiter.Rate(), rate)
 }
 
-// detached reports whether a job was submitted for the workers (a job that
-// a rangecopy copy process runs is left to it).
-func detached(j registry.Job) bool {
+// serves reports whether the worker serves a job (servedBy).
+func (a *agent) serves(j registry.Job) bool {
 	rec, err := job.DecodeRecord(j.Spec)
-	return err == nil && rec.Options.Detached
+	ok, _ := servedBy(rec, err, a.cfg.Kinds)
+	return ok
 }
 
 // shareOf is a worker's share of a job's bandwidth.
@@ -304,6 +309,17 @@ func (a *agent) open(ctx context.Context, j registry.Job) (*agentJob, error) {
 		return nil, err
 	}
 	aj := &agentJob{id: j.ID, rec: rec, limiter: new(BandwidthLimit), counters: new(Counters), loaded: new(bulkload.Counters)}
+	if _, ks := servedBy(rec, nil, a.cfg.Kinds); ks != nil {
+		aj.kind, err = ks.Open(ctx, KindEnv{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Worker: a.cfg.ID, Limiter: aj.limiter,
+			Counters: aj.counters, DialTimeout: a.cfg.DialTimeout, Logger: a.log.With("job", j.ID)})
+		if err != nil {
+			return nil, err
+		}
+		aj.untrack = a.cfg.Metrics.Track(j.ID, aj.counts)
+		aj.ctx, aj.cancel = context.WithCancel(ctx)
+		aj.claimer = newClaimer(a.cfg.Registry, j.ID, registry.Bucket(a.cfg.ID))
+		return aj, nil
+	}
 	aj.env, err = OpenJob(ctx, JobConfig{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Limiter: aj.limiter,
 		Counters: aj.counters, LoaderCounters: aj.loaded, Memory: a.mem, MemorySlots: a.cfg.Capacity,
 		Pool: a.cfg.Pool, DialTimeout: a.cfg.DialTimeout, Logger: a.log})
@@ -327,7 +343,11 @@ func (a *agent) stopJob(aj *agentJob) {
 	go func() {
 		defer a.wg.Done()
 		aj.tasks.Wait()
-		aj.env.Close(context.Background())
+		if aj.kind != nil {
+			aj.kind.Close()
+		} else {
+			aj.env.Close(context.Background())
+		}
 		aj.untrack()
 	}()
 }
@@ -381,6 +401,12 @@ func (a *agent) slot(ctx context.Context, n int) {
 				cancel()
 				continue
 			}
+			if aj.kind != nil {
+				a.serveKind(aj, claim)
+				aj.tasks.Done()
+				ran = true
+				break
+			}
 			cfg := aj.env.ServeConfig(a.cfg.ID)
 			if a.cfg.Metrics != nil {
 				cfg.Observer = a.cfg.Metrics
@@ -422,4 +448,19 @@ func (aj *agentJob) begin() bool {
 	}
 	aj.tasks.Add(1)
 	return true
+}
+
+// serveKind runs one claimed task of a job of another kind, stopping it at
+// once when its claim is lost.
+func (a *agent) serveKind(aj *agentJob, claim *registry.Claim) {
+	ctx, cancel := context.WithCancel(aj.ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-claim.Lost():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	aj.kind.Serve(ctx, claim)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/local"
 	"rangecopy/master"
+	"rangecopy/registry"
 	"rangecopy/units"
 	"rangecopy/verify"
 )
@@ -99,6 +101,15 @@ compares them. With --source too, the mismatched batches are read on both
 sides and their differing cells listed. --source and --table are optional
 (the manifest names the table).
 
+A comparison (neither HashTable flag) runs as a job in the registry (--zk,
+--zk-root, as rangecopy copy's): its record names both snapshots and each
+unit (a side's batches in one region) is a task whose checkpoint holds the
+hashes of its batches. Running rangecopy worker agents on that registry
+hash units too. Interrupted, the same command run again resumes: the same
+snapshots, the units already hashed kept (the report's units line says how
+many were resumed and how many hashed). This process compares the hashes,
+lists the differences and ends the job.
+
 The report goes to stdout, the log to stderr. Exit status: 0 equal, 3 the
 tables differ (the report lists how), 1 the comparison failed, 2 bad command
 line.`,
@@ -125,7 +136,7 @@ line.`,
 	fs.StringVar(&f.batchSize, "batch-size", "", "input bytes a hashed batch aims at, e.g. 32MiB (default 32MiB)")
 	fs.BoolVar(&f.keepSnapshots, "keep-snapshots", false, "keep both snapshots when done")
 	fs.BoolVar(&f.repair, "repair", false, "re-copy the mismatched row ranges, then verify them again")
-	f.registry.add(fs, "the target's quorum; with --repair")
+	f.registry.add(fs, "the target's quorum")
 	fs.StringVar(&f.workDir, "work-dir", "", "with --repair: parent of the copy's work folder on the target HDFS (default /user/<user>/.rangecopy)")
 	fs.StringVar(&f.hashOut, "hashtable-out", "", "write HBase HashTable output of the source to this folder (local or hdfs://) instead of comparing")
 	fs.StringVar(&f.against, "against-hashtable", "", "compare the target with this HBase HashTable output folder (local or hdfs://)")
@@ -253,7 +264,7 @@ func runVerifyCommand(ctx context.Context, f verifyFlags, stdout, stderr io.Writ
 		if err != nil {
 			return err
 		}
-	} else if rep, err = verify.Run(ctx, o); err != nil {
+	} else if rep, err = runVerifyJob(ctx, f, o); err != nil {
 		return err
 	}
 	if f.repair && !rep.Equal() {
@@ -343,4 +354,21 @@ func writeVerifyReport(w io.Writer, rep verify.Report, jsonOut bool) error {
 		return verify.WriteJSON(w, rep)
 	}
 	return verify.WriteText(w, rep)
+}
+
+// runVerifyJob runs the comparison as a registry job (verify.RunJob): the
+// registry of --zk, else the target's quorum, as rangecopy copy's.
+func runVerifyJob(ctx context.Context, f verifyFlags, o verify.Options) (verify.Report, error) {
+	servers := f.registry.servers()
+	if len(servers) == 0 {
+		servers = o.Target.ZKQuorum
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	reg, err := registry.Open(octx, registry.Config{Servers: servers, Root: f.registry.zkRoot, Logger: o.Logger.With("part", "registry")})
+	if err != nil {
+		return verify.Report{}, fmt.Errorf("registry ZooKeeper %s: %w", strings.Join(servers, ","), err)
+	}
+	defer reg.Close()
+	return verify.RunJob(ctx, o, reg)
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"rangecopy/job"
 	"rangecopy/metrics"
 	"rangecopy/registry"
+	"rangecopy/verify"
 	"rangecopy/worker"
 )
 
@@ -35,7 +37,9 @@ detached job, up to --capacity at once, reading the source's HFiles from its
 HDFS and bulk loading into the target (both named by each job). Its share of
 a job's --bandwidth is its capacity over that of all live workers. When its
 ZooKeeper session expires it stops its tasks at once and registers anew; a
-task it stops is taken over by another worker from its checkpoint. Stops on
+task it stops is taken over by another worker from its checkpoint. It also
+hashes the units of running verifications (rangecopy verify), whichever
+process started them, with its share of their --bandwidth. Stops on
 SIGINT or SIGTERM, releasing its tasks. With --metrics-addr it serves
 Prometheus metrics (bytes read, written and loaded, tasks, retries,
 bandwidth, the ZooKeeper session) on /metrics.`,
@@ -82,7 +86,8 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	defer reg.Close()
 	host, _ := os.Hostname()
 	cfg := worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity, Memory: mem,
-		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log}
+		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log,
+		Kinds: map[string]worker.KindServer{job.KindVerify: verify.UnitServer{}}}
 	if f.metrics.addr != "" {
 		preg := prometheus.NewRegistry()
 		if cfg.Metrics, err = metrics.NewWorker(preg, reg.Connected); err != nil {

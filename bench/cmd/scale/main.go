@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +49,8 @@ type options struct {
 	sessionTimeout          time.Duration
 	nearTasks               int
 	out, rangecopy, command string
+	cpuProfile, memProfile  string
+	planOnly                bool
 }
 
 func main() {
@@ -64,12 +68,20 @@ func main() {
 	flag.StringVar(&o.out, "out", "bench/results", "folder of the JSON result")
 	flag.StringVar(&o.rangecopy, "rangecopy", "bin/rangecopy", "the rangecopy binary whose job status is timed")
 	flag.StringVar(&o.command, "command", "make bench-scale", "the command line recorded with the figures")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of generating, planning (job.Make and the task specs) and registering the synthetic table to this file (with -plan-only: of generating and planning)")
+	flag.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the planning to this file")
+	flag.BoolVar(&o.planOnly, "plan-only", false, "generate and plan only (no ZooKeeper, no result file): with -cpuprofile, to study the planner")
 	flag.Parse()
+	if o.memProfile != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
 	if *lead != "" {
 		err = runLeader(ctx, *lead, *zkAddr, *root, o.sessionTimeout)
+	} else if o.planOnly {
+		err = planOnly(o)
 	} else {
 		err = run(ctx, o)
 	}
@@ -230,36 +242,23 @@ func run(ctx context.Context, o options) error {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
 
-	// The synthetic pinned table, then planning it as master.Planner.Plan does.
-	t0 := time.Now()
-	spec := job.Spec{Table: "scale"}
-	pd := bench.SyntheticTable(spec.Table, "/hbase", o.regions, o.filesPerRegion)
-	res.GenerateSec = time.Since(t0).Seconds()
-	say("generated %d regions, %d files in %.1f s", len(pd.Regions), len(pd.Files), res.GenerateSec)
-	t0 = time.Now()
-	plan, err := job.Make(spec, pd.Regions, pd.Files, job.PlanOptions{Slots: o.workers})
+	// The CPU profile covers the generating, the planning and the
+	// registering.
+	stopProfile, err := startCPUProfile(o.cpuProfile)
 	if err != nil {
 		return err
 	}
-	tasks, err := master.TaskSpecs(pd, plan)
+	defer stopProfile()
+	spec, plan, tasks, err := planSynthetic(o, say, &res)
 	if err != nil {
 		return err
 	}
-	res.PlanSec = time.Since(t0).Seconds()
-	pd = nil
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	res.PlanHeapMiB = float64(ms.HeapAlloc) / (1 << 20)
-	res.Tasks = len(tasks)
 	largestSpec, largestSpecID := 0, ""
 	for _, t := range tasks {
-		res.SpecBytes += int64(len(t.Spec))
 		if len(t.Spec) > largestSpec {
 			largestSpec, largestSpecID = len(t.Spec), t.ID
 		}
 	}
-	say("planned %d tasks (%d MiB of specs, largest %d bytes) in %.1f s", len(tasks), res.SpecBytes>>20, largestSpec, res.PlanSec)
 
 	// Register as Planner.Plan does: tasks, claim order, totals, running.
 	fake := cluster.Config{ZKQuorum: []string{"127.0.0.1:1"}, ZNodeParent: "/hbase", NameNodes: []string{"127.0.0.1:1"}, RootDir: "/hbase"}
@@ -269,6 +268,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	const id = "scale-100k"
+	t0 := time.Now()
 	j, err := reg.CreateJob(ctx, id, recBytes)
 	if err != nil {
 		return err
@@ -299,6 +299,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	res.RegisterSec = time.Since(t0).Seconds()
+	stopProfile()
 	say("registered in %.1f s", res.RegisterSec)
 	t0 = time.Now()
 	if err := reg.AddTasks(ctx, id, tasks); err != nil {
@@ -419,6 +420,108 @@ func run(ctx context.Context, o options) error {
 	}
 	say("wrote %s", name)
 	return nil
+}
+
+// planOnly is -plan-only: generate and plan, with a CPU profile of the
+// planning if asked for.
+func planOnly(o options) error {
+	stopProfile, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	_, _, _, err = planSynthetic(o, func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+	}, &bench.ScaleResult{})
+	return err
+}
+
+// planSynthetic generates the synthetic pinned table and plans it as
+// master.Planner.Plan does (job.Make, master.TaskSpecs), timed, with an
+// allocation profile of the planning when o asks for one.
+func planSynthetic(o options, say func(string, ...any), res *bench.ScaleResult) (job.Spec, job.Plan, []registry.Task, error) {
+	t0 := time.Now()
+	spec := job.Spec{Table: "scale"}
+	pd := bench.SyntheticTable(spec.Table, "/hbase", o.regions, o.filesPerRegion)
+	res.GenerateSec = time.Since(t0).Seconds()
+	say("generated %d regions, %d files in %.1f s", len(pd.Regions), len(pd.Files), res.GenerateSec)
+	t0 = time.Now()
+	plan, err := job.Make(spec, pd.Regions, pd.Files, job.PlanOptions{Slots: o.workers})
+	makeSec := time.Since(t0).Seconds()
+	var tasks []registry.Task
+	if err == nil {
+		tasks, err = master.TaskSpecs(pd, plan)
+	}
+	res.PlanSec = time.Since(t0).Seconds()
+	if err != nil {
+		return spec, job.Plan{}, nil, err
+	}
+	if o.memProfile != "" {
+		f, err := os.Create(o.memProfile)
+		if err != nil {
+			return spec, job.Plan{}, nil, fmt.Errorf("memory profile: %w", err)
+		}
+		runtime.GC() // the profile holds what was allocated by the last collection
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return spec, job.Plan{}, nil, fmt.Errorf("memory profile: %w", err)
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	gcs, gcPause := ms.NumGC, time.Duration(ms.PauseTotalNs)
+	pd = nil
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	res.PlanHeapMiB = float64(ms.HeapAlloc) / (1 << 20)
+	res.Tasks = len(tasks)
+	largest := 0
+	for _, t := range tasks {
+		res.SpecBytes += int64(len(t.Spec))
+		largest = max(largest, len(t.Spec))
+	}
+	say("planned %d tasks (%d MiB of specs, largest %d bytes) in %.1f s (job.Make %.1f s, task specs %.1f s; %d collections so far, %v paused)",
+		len(tasks), res.SpecBytes>>20, largest, res.PlanSec, makeSec, res.PlanSec-makeSec, gcs, gcPause)
+	if o.planOnly {
+		// What was planned, to compare planners: the tasks' ids and specs
+		// in order, and the claim order.
+		h := sha256.New()
+		for _, t := range tasks {
+			fmt.Fprintf(h, "%s %d\n", t.ID, len(t.Spec))
+			h.Write(t.Spec)
+		}
+		fmt.Fprintf(h, "%q %d %d\n", plan.CostOrder(spec.Times(), master.MaxOrder), plan.Bytes, len(plan.Pruned))
+		say("digest of the tasks, specs and claim order: %x", h.Sum(nil))
+	}
+	return spec, plan, tasks, nil
+}
+
+// startCPUProfile starts a CPU profile into the file at path ("" for none)
+// and returns what stops it (once, however often it is called).
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			if err := f.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "scale: cpu profile:", err)
+			}
+		})
+	}, nil
 }
 
 func waitLeading(c *child, limit time.Duration) (time.Time, error) {
