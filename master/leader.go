@@ -102,7 +102,7 @@ func Lead(ctx context.Context, cfg LeadConfig) error {
 				cfg.WhileLeading(lctx)
 			}
 		}()
-		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}}
+		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}, swept: map[string]bool{}}
 		ld.serve(lctx)
 		ld.closeAll()
 		cfg.Metrics.SetLeading(false)
@@ -125,6 +125,8 @@ type leader struct {
 	cfg  LeadConfig
 	log  *slog.Logger
 	jobs map[string]*leadJob
+	// swept are the done jobs this term looked at for a pending clean-up (NodeCleanup).
+	swept map[string]bool
 }
 
 // leadJob is what the leader keeps of one job between looks.
@@ -196,6 +198,11 @@ func (ld *leader) serve(ctx context.Context) {
 				ld.log.Warn("job step failed; trying again", "job", id, "err", err)
 			}
 		}
+		for id := range ld.swept {
+			if !live[id] {
+				delete(ld.swept, id)
+			}
+		}
 		for id, lj := range ld.jobs {
 			if !live[id] {
 				lj.close()
@@ -233,6 +240,10 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	}
 	if j.State.Final() {
 		ld.forget(id)
+		if j.State == registry.JobDone && !ld.swept[id] {
+			ld.swept[id] = true
+			return ld.sweep(ctx, j)
+		}
 		return nil
 	}
 	lj := ld.jobs[id]
@@ -275,7 +286,12 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	}
 	switch d.Step {
 	case StepPlan:
-		return ld.plan(ctx, j, lj)
+		if err := ld.plan(ctx, j, lj); err != nil {
+			return err
+		}
+		// Look again at once: a job planned into no tasks (a catch-up window with nothing
+		// new) is finished now rather than at the next look.
+		return ld.look(ctx, id)
 	case StepRetry:
 		return ld.retry(ctx, id, lj, d.Retry)
 	case StepPause:
@@ -303,6 +319,27 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		lj.lastReport = time.Now()
 	}
 	return nil
+}
+
+// sweep cleans up a done job whose clean-up the master that finished it did not get to
+// (it died between marking the job done and cleaning up), once a term.
+func (ld *leader) sweep(ctx context.Context, j registry.Job) error {
+	b, err := ld.cfg.Registry.JobData(ctx, j.ID, registry.NodeCleanup)
+	if err != nil || len(b) == 0 {
+		return err
+	}
+	rec, err := job.DecodeRecord(j.Spec)
+	if err != nil || !rec.Options.Detached {
+		return nil
+	}
+	p, err := attach(ctx, ld.cfg.Registry, rec, ld.cfg.DialTimeout, ld.cfg.Pool, ld.log)
+	if err != nil {
+		delete(ld.swept, j.ID) // try again at the next look
+		return fmt.Errorf("job %s: clean up after it was done: %w", j.ID, err)
+	}
+	defer p.Close()
+	_, err = p.SweepCleanup(ctx, j)
+	return err
 }
 
 // open returns the job's connections, opening them the first time.
@@ -429,7 +466,7 @@ func (ld *leader) cancel(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		return err
 	}
 	rep := ld.report(ctx, j, lj, c)
-	p.cleanup(ctx, j.ID, lj.rec)
+	_ = p.cleanup(ctx, j.ID, lj.rec) // logged
 	rep.Status = job.ReportCancelled
 	rep.Error = fmt.Sprintf("cancelled: %d of %d tasks done, %d files (%d bytes) loaded; the target keeps every file loaded, each whole",
 		rep.TasksDone, rep.Tasks, rep.FilesLoaded, rep.BytesLoaded)

@@ -29,9 +29,14 @@ const (
 	// NodeBandwidth holds the job-wide read limit an operator set while
 	// the job runs (SetBandwidth); it overrides the record's bandwidth.
 	NodeBandwidth = "bandwidth"
+	// NodeCleanup is set (non-empty) while a job marked done still has its snapshot
+	// released and its work folder removed to come: its leading master marks it done first
+	// and cleans up after, clearing the node; a leader that finds it set on a done job (the
+	// one before died in between) cleans up.
+	NodeCleanup = "cleanup"
 )
 
-var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan, NodeBandwidth}
+var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan, NodeBandwidth, NodeCleanup}
 
 func checkSide(job, name string) error {
 	if err := ValidateJobID(job); err != nil {
