@@ -49,8 +49,9 @@ type LeadConfig struct {
 // Detached): it pins and plans pending jobs, resets failed tasks after a
 // backoff up to the job's retry limit (then pauses the job for an operator),
 // stores each running job's progress, and finishes jobs whose tasks are all
-// done (snapshot released, work folder removed, final report stored) and
-// jobs being cancelled once no task is held. A master that loses the lead
+// done (final report stored, marked done, then snapshot released and work
+// folder removed; a done job whose clean-up a dead leader left pending is
+// cleaned up once a term) and jobs being cancelled once no task is held. A master that loses the lead
 // (its session expired) stops acting at once and campaigns again; the
 // standby next in line takes over as soon as the leader's session ends.
 func Lead(ctx context.Context, cfg LeadConfig) error {
