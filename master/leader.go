@@ -267,8 +267,13 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	var counts registry.Counts
 	var failures []Failure
 	if j.State == registry.JobRunning || j.State == registry.JobCancelling {
-		if counts, err = reg.Count(ctx, id); err != nil {
-			return err
+		ld.loadTotals(ctx, j.ID, lj)
+		// A job planned into no tasks has none to count: counting lists every bucket of
+		// the job (a thousand ZooKeeper calls), the most of a catch-up window's finish.
+		if !lj.noTasks() {
+			if counts, err = reg.Count(ctx, id); err != nil {
+				return err
+			}
 		}
 		ld.cfg.Metrics.SetTasks(id, metrics.TaskCounts{Pending: counts.Pending, Claimed: counts.Claimed, Done: counts.Done, Failed: counts.Failed})
 		if failures, err = ld.failures(ctx, id, lj, counts); err != nil {
@@ -342,6 +347,46 @@ func (ld *leader) sweep(ctx context.Context, j registry.Job) error {
 	_, err = p.SweepCleanup(ctx, j)
 	return err
 }
+
+// sumCheckpoints adds the tasks' checkpoints to rep: done tasks once (kept in lj), the others
+// each time.
+func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJob, rep *job.Report, add func(*job.Report, string) bool) {
+	reg := ld.cfg.Registry
+	if done, err := reg.TasksWith(ctx, j.ID, registry.StatusDone); err == nil {
+		for _, t := range done {
+			if lj.counted[t] || !add(&lj.done, t) {
+				continue
+			}
+			if b, err := reg.TaskSpec(ctx, j.ID, t); err == nil {
+				if ts, err := job.DecodeTaskSpec(b); err == nil {
+					lj.done.BytesRead += ts.Task.Bytes
+				}
+			}
+			lj.counted[t] = true
+		}
+	}
+	rep.FilesLoaded, rep.BytesLoaded, rep.Cells, rep.BytesRead = lj.done.FilesLoaded, lj.done.BytesLoaded, lj.done.Cells, lj.done.BytesRead
+	if part, err := reg.CheckpointedTasks(ctx, j.ID); err == nil {
+		for _, t := range part {
+			if !lj.counted[t] {
+				add(rep, t)
+			}
+		}
+	}
+}
+
+// loadTotals reads the plan's totals of a planned job, once.
+func (ld *leader) loadTotals(ctx context.Context, id string, lj *leadJob) {
+	if lj.totals != nil {
+		return
+	}
+	if t, err := planTotals(ctx, ld.cfg.Registry, ld.log, id); err == nil {
+		lj.totals = &t
+	}
+}
+
+// noTasks says the job was planned into no tasks (its plan's totals say so).
+func (lj *leadJob) noTasks() bool { return lj.totals != nil && lj.totals.Tasks == 0 }
 
 // open returns the job's connections, opening them the first time.
 func (ld *leader) open(ctx context.Context, lj *leadJob) (*Planner, error) {
@@ -496,11 +541,7 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 	if bw, ok, err := reg.Bandwidth(ctx, j.ID); err == nil && ok {
 		rep.BandwidthLimit = bw
 	}
-	if lj.totals == nil {
-		if t, err := planTotals(ctx, reg, ld.log, j.ID); err == nil {
-			lj.totals = &t
-		}
-	}
+	ld.loadTotals(ctx, j.ID, lj)
 	if lj.totals != nil {
 		rep.InputBytes, rep.FilesPruned = lj.totals.InputBytes, lj.totals.FilesPruned
 	}
@@ -518,26 +559,9 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		into.Cells += cp.Cells
 		return true
 	}
-	if done, err := reg.TasksWith(ctx, j.ID, registry.StatusDone); err == nil {
-		for _, t := range done {
-			if lj.counted[t] || !add(&lj.done, t) {
-				continue
-			}
-			if b, err := reg.TaskSpec(ctx, j.ID, t); err == nil {
-				if ts, err := job.DecodeTaskSpec(b); err == nil {
-					lj.done.BytesRead += ts.Task.Bytes
-				}
-			}
-			lj.counted[t] = true
-		}
-	}
-	rep.FilesLoaded, rep.BytesLoaded, rep.Cells, rep.BytesRead = lj.done.FilesLoaded, lj.done.BytesLoaded, lj.done.Cells, lj.done.BytesRead
-	if part, err := reg.CheckpointedTasks(ctx, j.ID); err == nil {
-		for _, t := range part {
-			if !lj.counted[t] {
-				add(&rep, t)
-			}
-		}
+	// A job of no tasks has no checkpoints to sum (and listing them lists every bucket).
+	if !lj.noTasks() {
+		ld.sumCheckpoints(ctx, j, lj, &rep, add)
 	}
 	rep.SetElapsed(lj.base + time.Since(lj.since))
 	if !lj.rec.Options.ProtectSource.IsZero() {
