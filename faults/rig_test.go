@@ -394,10 +394,15 @@ func (r *rig) assertDoneOnce() jobStatus {
 }
 
 // assertCleanedUp checks the job's snapshot is gone from the source and its
-// work folder from the target HDFS.
+// work folder from the target HDFS. The master marks a job done before it
+// cleans up (master.Planner.Finish): the clean-up is waited for, bounded.
 func (r *rig) assertCleanedUp() {
 	r.t.Helper()
-	for _, p := range r.leftovers() {
+	left := r.leftovers()
+	for deadline := time.Now().Add(30 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = r.leftovers() {
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, p := range left {
 		r.t.Error(p)
 	}
 }

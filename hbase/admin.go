@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -288,11 +289,21 @@ func (c *Client) waitProcedure(ctx context.Context, what string, procID uint64) 
 		case pb.GetProcedureResultResponse_NOT_FOUND:
 			return fmt.Errorf("%s: procedure %d not found on the master", what, procID)
 		}
-		d := c.cfg.Backoff.Delay(min(attempt, 4))
-		if err := retry.Sleep(ctx, d); err != nil {
+		if err := retry.Sleep(ctx, c.procedurePoll(attempt)); err != nil {
 			return fmt.Errorf("%s: waiting for procedure %d: %w", what, procID, err)
 		}
 	}
+}
+
+// maxProcedurePoll bounds the wait between two looks at a master procedure (or a snapshot):
+// most take a second or two (a flush snapshot, a table's creation), and a look is a cheap
+// call, so the caller hears of the end within a quarter of a second rather than up to the
+// client's longest backoff after it.
+const maxProcedurePoll = 250 * time.Millisecond
+
+// procedurePoll is the wait before the look after attempt at a master procedure.
+func (c *Client) procedurePoll(attempt int) time.Duration {
+	return min(c.cfg.Backoff.Delay(min(attempt, 4)), maxProcedurePoll)
 }
 
 // CreateTable creates a table pre-split at splits and waits until the

@@ -87,7 +87,7 @@ func (c *Client) CreateSnapshot(ctx context.Context, table, name string) error {
 					"the master would wait for it until its snapshot timeout: %w", what, gone, ErrSnapshotFailed)
 			}
 		}
-		if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(min(attempt, 4))); err != nil {
+		if err := retry.Sleep(ctx, c.procedurePoll(attempt)); err != nil {
 			return fmt.Errorf("%s: waiting: %w", what, err)
 		}
 	}

@@ -104,6 +104,10 @@ type PlanOptions struct {
 	// with TaskBytes zero it lowers the task size of a small job so that
 	// every slot gets several tasks and none is left with a long tail.
 	Slots int
+	// SkipEmpty leaves out the regions (or pieces of them) that no input file can hold a
+	// wanted cell of: such a task would read nothing and load nothing. A catch-up window
+	// whose files are all pruned by time is then a job of no tasks, done once planned.
+	SkipEmpty bool
 }
 
 // TasksPerSlot and MinAutoTaskBytes bound AutoTaskBytes.
@@ -145,7 +149,7 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 	}
 	target := opts.TaskBytes
 	if target <= 0 && opts.Slots > 0 {
-		p, err := Make(spec, regions, files, PlanOptions{TaskBytes: DefaultTaskBytes})
+		p, err := Make(spec, regions, files, PlanOptions{TaskBytes: DefaultTaskBytes, SkipEmpty: opts.SkipEmpty})
 		if err != nil || AutoTaskBytes(p.Bytes, opts.Slots) >= DefaultTaskBytes {
 			return p, err
 		}
@@ -259,6 +263,9 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 				if taskReads(&in[k], piece) {
 					t.Files = append(t.Files, in[k])
 				}
+			}
+			if opts.SkipEmpty && len(t.Files) == 0 {
+				continue
 			}
 			p.Tasks = append(p.Tasks, t)
 			p.Bytes += t.Bytes

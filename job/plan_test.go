@@ -238,3 +238,30 @@ func TestMakeTilesRandomTables(t *testing.T) {
 		checkTiles(t, p, rows)
 	}
 }
+
+func TestMakeSkipEmpty(t *testing.T) {
+	regions := regionsAt("m")
+	old := StoreFile{Region: "r0", Family: "f", Name: "old", Size: 10, HasTime: true, MinTime: 0, MaxTime: 99}
+	newer := StoreFile{Region: "r1", Family: "f", Name: "new", Size: 10, HasTime: true, MinTime: 150, MaxTime: 160}
+	spec := Spec{Table: "t", Time: TimeRange{Min: 100, Max: 200}}
+	tests := []struct {
+		name      string
+		files     []StoreFile
+		skipEmpty bool
+		want      string
+	}{
+		{"every region, empty or not", []StoreFile{old, newer}, false, "r0[, m) r1[m, END)"},
+		{"only the region with a file in range", []StoreFile{old, newer}, true, "r1[m, END)"},
+		{"every file pruned: no task", []StoreFile{old}, true, ""},
+		{"no files at all: no task", nil, true, ""},
+	}
+	for _, tt := range tests {
+		p, err := Make(spec, regions, tt.files, PlanOptions{SkipEmpty: tt.skipEmpty, Slots: 4})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := taskRanges(p); got != tt.want {
+			t.Errorf("%s: tasks %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -30,7 +30,7 @@ func (p *Planner) DryRun(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pin source table %s: %w", o.Spec.Table, err)
 	}
-	plan, err := job.Make(o.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: o.TaskBytes, Slots: p.slots(ctx)})
+	plan, err := job.Make(o.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: o.TaskBytes, Slots: p.slots(ctx), SkipEmpty: true})
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

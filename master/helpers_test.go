@@ -1,9 +1,11 @@
 package master
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"rangecopy/cluster"
 	"rangecopy/internal/testsupport"
@@ -48,22 +50,39 @@ var (
 
 type testWriter = copytest.Writer
 
-// assertFinished checks a done job left no snapshot and no work folder.
+// assertFinished checks a done job left no snapshot and no pending clean-up. A detached
+// job's master marks it done before it cleans up (Finish): the clean-up is waited for.
 func assertFinished(t *testing.T, env *testenv.Env, o Options, rep job.Report) {
 	t.Helper()
 	if rep.Status != job.ReportDone || rep.TasksDone != rep.Tasks || rep.TasksFailed != 0 {
 		t.Fatalf("report: %+v", rep)
 	}
-	snaps, err := testsupport.Dial(t, env.Source).ListSnapshots(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range snaps {
-		if strings.HasPrefix(s.Name, SnapshotName(rep.Job)+"-") {
-			t.Errorf("snapshot %s of the done job is still there", s.Name)
-		}
-	}
 	reg := openRegistry(t, env, o.ZKRoot)
+	client := testsupport.Dial(t, env.Source)
+	var left []string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		left = left[:0]
+		snaps, err := client.ListSnapshots(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range snaps {
+			if strings.HasPrefix(s.Name, SnapshotName(rep.Job)+"-") {
+				left = append(left, "snapshot "+s.Name)
+			}
+		}
+		if b, err := reg.JobData(t.Context(), rep.Job, registry.NodeCleanup); err != nil || len(b) > 0 {
+			left = append(left, fmt.Sprintf("pending clean-up %q (%v)", b, err))
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, l := range left {
+		t.Errorf("done job %s: %s is still there", rep.Job, l)
+	}
 	j, err := reg.Job(t.Context(), rep.Job)
 	if err != nil || j.State != registry.JobDone {
 		t.Errorf("job %s in the registry: %+v, %v", rep.Job, j, err)

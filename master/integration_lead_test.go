@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -300,4 +301,80 @@ func TestDetachedJobRetriesThenPauses(t *testing.T) {
 	f.worker("w1", 2)
 	waitState(t, reg, id, 2*time.Minute, registry.JobDone)
 	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
+}
+
+// TestDetachedJobCleanupSwept: a master that marked a job done and died before its
+// clean-up (NodeCleanup still set, the snapshot and the work folder still there) leaves it
+// to the next leader, which releases the snapshot, removes the folder and clears the node.
+func TestDetachedJobCleanupSwept(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "dswept")
+	writeRounds(t, env.Source, table, binaryRows(40), 1, time.Now().UnixMilli()-100_000, false)
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	dropTargetLater(t, env, table)
+	reg := openRegistry(t, env, o.ZKRoot)
+	id, _, err := Submit(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFleet(t, env, o.ZKRoot)
+	stopFirst := f.master("m1")
+	f.worker("w1", 2)
+	j := waitState(t, reg, id, 3*time.Minute, registry.JobDone)
+	rep, ok, err := LoadReport(t.Context(), reg, id)
+	if err != nil || !ok {
+		t.Fatalf("report: %v, %v", ok, err)
+	}
+	assertFinished(t, env, o, rep)
+
+	// What a master that died right after marking the job done leaves.
+	stopFirst()
+	rec, err := job.DecodeRecord(j.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := testsupport.Dial(t, env.Source)
+	if err := src.CreateSnapshot(t.Context(), table, rec.Snapshot); err != nil {
+		t.Fatal(err)
+	}
+	dir := o.WorkRoot + "/" + id
+	fs := env.Target.HDFS(t, env.Target.User)
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.PutJobData(t.Context(), id, registry.NodeCleanup, []byte(cleanupPending)); err != nil {
+		t.Fatal(err)
+	}
+
+	f.master("m2")
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		var left []string
+		snaps, err := src.ListSnapshots(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range snaps {
+			if s.Name == rec.Snapshot {
+				left = append(left, "snapshot "+s.Name)
+			}
+		}
+		if _, err := fs.Stat(dir); err == nil {
+			left = append(left, "work folder "+dir)
+		}
+		if b, err := reg.JobData(t.Context(), id, registry.NodeCleanup); err != nil || len(b) > 0 {
+			left = append(left, fmt.Sprintf("clean-up node %q (%v)", b, err))
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the next leader did not clean up the done job %s: %v left", id, left)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if j2, err := reg.Job(t.Context(), id); err != nil || j2.State != registry.JobDone {
+		t.Errorf("job after the sweep: %+v, %v; want done", j2, err)
+	}
 }

@@ -49,8 +49,9 @@ type LeadConfig struct {
 // Detached): it pins and plans pending jobs, resets failed tasks after a
 // backoff up to the job's retry limit (then pauses the job for an operator),
 // stores each running job's progress, and finishes jobs whose tasks are all
-// done (snapshot released, work folder removed, final report stored) and
-// jobs being cancelled once no task is held. A master that loses the lead
+// done (final report stored, marked done, then snapshot released and work
+// folder removed; a done job whose clean-up a dead leader left pending is
+// cleaned up once a term) and jobs being cancelled once no task is held. A master that loses the lead
 // (its session expired) stops acting at once and campaigns again; the
 // standby next in line takes over as soon as the leader's session ends.
 func Lead(ctx context.Context, cfg LeadConfig) error {
@@ -102,7 +103,7 @@ func Lead(ctx context.Context, cfg LeadConfig) error {
 				cfg.WhileLeading(lctx)
 			}
 		}()
-		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}}
+		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}, swept: map[string]bool{}}
 		ld.serve(lctx)
 		ld.closeAll()
 		cfg.Metrics.SetLeading(false)
@@ -125,6 +126,8 @@ type leader struct {
 	cfg  LeadConfig
 	log  *slog.Logger
 	jobs map[string]*leadJob
+	// swept are the done jobs this term looked at for a pending clean-up (NodeCleanup).
+	swept map[string]bool
 }
 
 // leadJob is what the leader keeps of one job between looks.
@@ -196,6 +199,11 @@ func (ld *leader) serve(ctx context.Context) {
 				ld.log.Warn("job step failed; trying again", "job", id, "err", err)
 			}
 		}
+		for id := range ld.swept {
+			if !live[id] {
+				delete(ld.swept, id)
+			}
+		}
 		for id, lj := range ld.jobs {
 			if !live[id] {
 				lj.close()
@@ -233,6 +241,10 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	}
 	if j.State.Final() {
 		ld.forget(id)
+		if j.State == registry.JobDone && !ld.swept[id] {
+			ld.swept[id] = true
+			return ld.sweep(ctx, j)
+		}
 		return nil
 	}
 	lj := ld.jobs[id]
@@ -255,8 +267,13 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	var counts registry.Counts
 	var failures []Failure
 	if j.State == registry.JobRunning || j.State == registry.JobCancelling {
-		if counts, err = reg.Count(ctx, id); err != nil {
-			return err
+		ld.loadTotals(ctx, j.ID, lj)
+		// A job planned into no tasks has none to count: counting lists every bucket of
+		// the job (a thousand ZooKeeper calls), the most of a catch-up window's finish.
+		if !lj.noTasks() {
+			if counts, err = reg.Count(ctx, id); err != nil {
+				return err
+			}
 		}
 		ld.cfg.Metrics.SetTasks(id, metrics.TaskCounts{Pending: counts.Pending, Claimed: counts.Claimed, Done: counts.Done, Failed: counts.Failed})
 		if failures, err = ld.failures(ctx, id, lj, counts); err != nil {
@@ -275,7 +292,12 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	}
 	switch d.Step {
 	case StepPlan:
-		return ld.plan(ctx, j, lj)
+		if err := ld.plan(ctx, j, lj); err != nil {
+			return err
+		}
+		// Look again at once: a job planned into no tasks (a catch-up window with nothing
+		// new) is finished now rather than at the next look.
+		return ld.look(ctx, id)
 	case StepRetry:
 		return ld.retry(ctx, id, lj, d.Retry)
 	case StepPause:
@@ -304,6 +326,67 @@ func (ld *leader) look(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// sweep cleans up a done job whose clean-up the master that finished it did not get to
+// (it died between marking the job done and cleaning up), once a term.
+func (ld *leader) sweep(ctx context.Context, j registry.Job) error {
+	b, err := ld.cfg.Registry.JobData(ctx, j.ID, registry.NodeCleanup)
+	if err != nil || len(b) == 0 {
+		return err
+	}
+	rec, err := job.DecodeRecord(j.Spec)
+	if err != nil || !rec.Options.Detached {
+		return nil
+	}
+	p, err := attach(ctx, ld.cfg.Registry, rec, ld.cfg.DialTimeout, ld.cfg.Pool, ld.log)
+	if err != nil {
+		delete(ld.swept, j.ID) // try again at the next look
+		return fmt.Errorf("job %s: clean up after it was done: %w", j.ID, err)
+	}
+	defer p.Close()
+	_, err = p.SweepCleanup(ctx, j)
+	return err
+}
+
+// sumCheckpoints adds the tasks' checkpoints to rep: done tasks once (kept in lj), the others
+// each time.
+func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJob, rep *job.Report, add func(*job.Report, string) bool) {
+	reg := ld.cfg.Registry
+	if done, err := reg.TasksWith(ctx, j.ID, registry.StatusDone); err == nil {
+		for _, t := range done {
+			if lj.counted[t] || !add(&lj.done, t) {
+				continue
+			}
+			if b, err := reg.TaskSpec(ctx, j.ID, t); err == nil {
+				if ts, err := job.DecodeTaskSpec(b); err == nil {
+					lj.done.BytesRead += ts.Task.Bytes
+				}
+			}
+			lj.counted[t] = true
+		}
+	}
+	rep.FilesLoaded, rep.BytesLoaded, rep.Cells, rep.BytesRead = lj.done.FilesLoaded, lj.done.BytesLoaded, lj.done.Cells, lj.done.BytesRead
+	if part, err := reg.CheckpointedTasks(ctx, j.ID); err == nil {
+		for _, t := range part {
+			if !lj.counted[t] {
+				add(rep, t)
+			}
+		}
+	}
+}
+
+// loadTotals reads the plan's totals of a planned job, once.
+func (ld *leader) loadTotals(ctx context.Context, id string, lj *leadJob) {
+	if lj.totals != nil {
+		return
+	}
+	if t, err := planTotals(ctx, ld.cfg.Registry, ld.log, id); err == nil {
+		lj.totals = &t
+	}
+}
+
+// noTasks says the job was planned into no tasks (its plan's totals say so).
+func (lj *leadJob) noTasks() bool { return lj.totals != nil && lj.totals.Tasks == 0 }
 
 // open returns the job's connections, opening them the first time.
 func (ld *leader) open(ctx context.Context, lj *leadJob) (*Planner, error) {
@@ -429,7 +512,7 @@ func (ld *leader) cancel(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		return err
 	}
 	rep := ld.report(ctx, j, lj, c)
-	p.cleanup(ctx, j.ID, lj.rec)
+	_ = p.cleanup(ctx, j.ID, lj.rec) // logged
 	rep.Status = job.ReportCancelled
 	rep.Error = fmt.Sprintf("cancelled: %d of %d tasks done, %d files (%d bytes) loaded; the target keeps every file loaded, each whole",
 		rep.TasksDone, rep.Tasks, rep.FilesLoaded, rep.BytesLoaded)
@@ -458,11 +541,7 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 	if bw, ok, err := reg.Bandwidth(ctx, j.ID); err == nil && ok {
 		rep.BandwidthLimit = bw
 	}
-	if lj.totals == nil {
-		if t, err := planTotals(ctx, reg, ld.log, j.ID); err == nil {
-			lj.totals = &t
-		}
-	}
+	ld.loadTotals(ctx, j.ID, lj)
 	if lj.totals != nil {
 		rep.InputBytes, rep.FilesPruned = lj.totals.InputBytes, lj.totals.FilesPruned
 	}
@@ -480,26 +559,9 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		into.Cells += cp.Cells
 		return true
 	}
-	if done, err := reg.TasksWith(ctx, j.ID, registry.StatusDone); err == nil {
-		for _, t := range done {
-			if lj.counted[t] || !add(&lj.done, t) {
-				continue
-			}
-			if b, err := reg.TaskSpec(ctx, j.ID, t); err == nil {
-				if ts, err := job.DecodeTaskSpec(b); err == nil {
-					lj.done.BytesRead += ts.Task.Bytes
-				}
-			}
-			lj.counted[t] = true
-		}
-	}
-	rep.FilesLoaded, rep.BytesLoaded, rep.Cells, rep.BytesRead = lj.done.FilesLoaded, lj.done.BytesLoaded, lj.done.Cells, lj.done.BytesRead
-	if part, err := reg.CheckpointedTasks(ctx, j.ID); err == nil {
-		for _, t := range part {
-			if !lj.counted[t] {
-				add(&rep, t)
-			}
-		}
+	// A job of no tasks has no checkpoints to sum (and listing them lists every bucket).
+	if !lj.noTasks() {
+		ld.sumCheckpoints(ctx, j, lj, &rep, add)
 	}
 	rep.SetElapsed(lj.base + time.Since(lj.since))
 	if !lj.rec.Options.ProtectSource.IsZero() {

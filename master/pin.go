@@ -134,15 +134,18 @@ func (p *Planner) pinJob(ctx context.Context, id, base string) (*snapshot.Pinned
 
 // releaseSnapshots deletes the job's snapshots: the one in use and any that
 // failed. One already gone is not an error.
-func (p *Planner) releaseSnapshots(ctx context.Context, id, base string) {
+func (p *Planner) releaseSnapshots(ctx context.Context, id, base string) error {
 	st, err := loadPinState(ctx, p.reg, id, base)
 	if err != nil {
 		p.log.Warn("read the job's snapshot state; releasing the record's snapshot only", "job", id, "err", err)
 		st = PinState{Snapshot: base}
 	}
+	var errs []error
 	for _, name := range append(st.Failed, st.Snapshot) {
 		if err := snapshot.Release(ctx, p.src, name); err != nil && !errors.Is(err, hbase.ErrSnapshotNotFound) {
 			p.log.Warn("delete the job's snapshot", "snapshot", name, "err", err)
+			errs = append(errs, err)
 		}
 	}
+	return errors.Join(errs...)
 }

@@ -39,11 +39,12 @@ func (p *Planner) pin(ctx context.Context, name string) (*snapshot.Pinned, error
 		_ = snapshot.Release(ctx, p.src, name)
 	}
 	p.log.Info(MsgTakingSnapshot, "snapshot", name, "table", p.o.Spec.Table)
+	start := time.Now()
 	pd, err = snapshot.Pin(ctx, p.src, p.srcFS, p.o.Source.RootDir, p.o.Spec.Table, name, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pin source table %s with snapshot %s: %w", p.o.Spec.Table, name, err)
 	}
-	p.log.Info(MsgPinned, "snapshot", name, "regions", len(pd.Regions), "files", len(pd.Files))
+	p.log.Info(MsgPinned, "snapshot", name, "regions", len(pd.Regions), "files", len(pd.Files), "took", time.Since(start))
 	return pd, nil
 }
 
@@ -151,7 +152,7 @@ func (p *Planner) Plan(ctx context.Context, j registry.Job, rec job.Record, rep 
 	if err != nil {
 		return j, err
 	}
-	plan, err := job.Make(rec.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes, Slots: p.slots(ctx)})
+	plan, err := job.Make(rec.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes, Slots: p.slots(ctx), SkipEmpty: true})
 	if err != nil {
 		return j, fmt.Errorf("plan job %s: %w", j.ID, err)
 	}

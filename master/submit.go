@@ -36,6 +36,10 @@ func Submit(ctx context.Context, o Options) (id string, existing bool, err error
 		p.log.Info("the same copy is already submitted", "job", id, "state", j.State.String())
 		return id, true, nil
 	default:
+		// The ended run's clean-up first, if its master did not get to it (Finish).
+		if _, err := p.SweepCleanup(ctx, j); err != nil {
+			return id, false, fmt.Errorf("job %s: clean up the ended run: %w", id, err)
+		}
 		if err := p.reg.DeleteJob(ctx, id); err != nil {
 			return id, false, fmt.Errorf("job %s: remove the ended run: %w", id, err)
 		}

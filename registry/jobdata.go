@@ -32,9 +32,14 @@ const (
 	// NodeVerification holds a verification job's report (JSON), written
 	// by the process that finished it.
 	NodeVerification = "verification"
+	// NodeCleanup is set (non-empty) while a job marked done still has its snapshot
+	// released and its work folder removed to come: its leading master marks it done first
+	// and cleans up after, clearing the node; a leader that finds it set on a done job (the
+	// one before died in between) cleans up.
+	NodeCleanup = "cleanup"
 )
 
-var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan, NodeBandwidth, NodeVerification}
+var sideNodes = []string{NodeReport, NodeRetries, NodeOrder, NodePin, NodePlan, NodeBandwidth, NodeVerification, NodeCleanup}
 
 func checkSide(job, name string) error {
 	if err := ValidateJobID(job); err != nil {

@@ -15,6 +15,7 @@ import (
 	"rangecopy/catalog"
 	"rangecopy/job"
 	"rangecopy/master"
+	"rangecopy/registry"
 	"rangecopy/relocation"
 	"rangecopy/rowkey"
 	"rangecopy/units"
@@ -250,10 +251,16 @@ func windowRow(w relocation.Window, jobs []string) catalog.RelocationWindow {
 	return out
 }
 
-// runRelocations drives every open relocation while this server leads, every poll.
+// runRelocations drives every open relocation while this server leads: every poll, at once
+// when a job changes in the registry (a window's job planned, done or failed: the window
+// ends without waiting for the poll), and at the next tick of a relocation's schedule.
 func (s *Server) runRelocations(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Poll)
-	defer t.Stop()
+	pace := &registry.Pacer{Period: s.cfg.Poll, MinGap: relocationMinLook}
+	if ch, err := s.reg.WatchAllJobs(ctx); err == nil {
+		pace.Changes = ch
+	} else if ctx.Err() == nil {
+		s.cfg.Logger.Warn("relocations: cannot watch the jobs; looking every poll only", "err", err)
+	}
 	defer s.relocs.stopAll()
 	for {
 		rs, err := s.cat.ListRelocations(ctx, true)
@@ -262,42 +269,57 @@ func (s *Server) runRelocations(ctx context.Context) {
 			s.metrics.catalogErrors.Inc()
 		}
 		open := map[string]bool{}
+		var next time.Time // the earliest tick to come
 		for _, r := range rs {
 			open[r.ID] = true
-			if err := s.stepRelocation(ctx, r); err != nil && ctx.Err() == nil {
+			after, err := s.stepRelocation(ctx, r)
+			if err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("relocation step", "relocation", r.ID, "err", err)
+			}
+			if t := after.NextTick; t != nil && (next.IsZero() || t.Before(next)) {
+				next = *t
 			}
 		}
 		s.relocs.stopExcept(open)
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
 			return
-		case <-t.C:
 		}
+		pace.Period = s.cfg.Poll
+		if !next.IsZero() {
+			pace.Period = min(s.cfg.Poll, max(time.Until(next), relocationMinLook))
+		}
+		pace.Wait(ctx)
 	}
 }
 
+// relocationMinLook is the shortest time between two looks at the relocations: a running
+// window's jobs change with every task, and are taken together.
+const relocationMinLook = 200 * time.Millisecond
+
 // stepRelocation looks at one relocation: the jobs of its running window, its verification
-// and the clock, and acts on what the state machine decides.
-func (s *Server) stepRelocation(ctx context.Context, r catalog.Relocation) error {
+// and the clock, and acts on what the state machine decides. A window the clock starts has
+// its jobs submitted in the same step. It returns the relocation as it left it.
+func (s *Server) stepRelocation(ctx context.Context, r catalog.Relocation) (catalog.Relocation, error) {
 	_, sc, err := relocationConfig(r)
 	if err != nil {
-		return err
+		return r, err
 	}
 	if relocation.Phase(r.Phase) == "" {
 		if r, err = s.relocationEvent(ctx, r.ID, relocation.Start{Now: time.Now()}, nil, nil); err != nil {
-			return err
+			return r, err
 		}
 	}
 	if r.RunningSeq > 0 {
 		ended, err := s.driveWindow(ctx, r, sc)
 		if err != nil {
-			return err
+			return r, err
 		}
 		if ended != nil {
 			if r, err = s.relocationEvent(ctx, r.ID, ended.event, &ended.stats, nil); err != nil {
-				return err
+				return r, err
 			}
+			s.cfg.Logger.Info("relocation: window ended", "relocation", r.ID, "window", ended.event.Seq,
+				"outcome", ended.event.Outcome, "bytes", ended.stats.bytes, "files_loaded", ended.stats.filesLoaded)
 		}
 	}
 	if r.Verifying {
@@ -313,13 +335,22 @@ func (s *Server) stepRelocation(ctx context.Context, r catalog.Relocation) error
 					rep = &run.report
 				}
 				if r, err = s.relocationEvent(ctx, r.ID, relocation.VerificationEnded{Result: run.result}, nil, rep); err != nil {
-					return err
+					return r, err
 				}
 			}
 		}
 	}
-	_, err = s.relocationEvent(ctx, r.ID, relocation.Clock{Now: time.Now()}, nil, nil)
-	return err
+	running := r.RunningSeq
+	if r, err = s.relocationEvent(ctx, r.ID, relocation.Clock{Now: time.Now()}, nil, nil); err != nil {
+		return r, err
+	}
+	if r.RunningSeq > 0 && r.RunningSeq != running {
+		// A window began: submit its jobs now rather than at the next look.
+		if _, err := s.driveWindow(ctx, r, sc); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
 }
 
 // relocationEvent applies ev and performs the actions it leaves.
@@ -390,6 +421,7 @@ func (s *Server) driveWindow(ctx context.Context, r catalog.Relocation, sc reloc
 		// submissions re-submits none that was recorded.
 		for i := len(w.JobIDs); i < len(plans); i++ {
 			sub := JobSubmission{Source: r.SourceCluster, Target: r.TargetCluster, Request: plans[i]}
+			start := time.Now()
 			id, _, err := s.Submit(ctx, sub, "relocation "+r.ID, "")
 			if err != nil {
 				if isStatus(err, http.StatusBadRequest) || isStatus(err, http.StatusConflict) {
@@ -410,10 +442,41 @@ func (s *Server) driveWindow(ctx context.Context, r catalog.Relocation, sc reloc
 				return nil, err
 			}
 			w.JobIDs = append(w.JobIDs, id)
+			s.cfg.Logger.Info("relocation: window job submitted", "relocation", r.ID, "window", w.Seq, "job", id,
+				"table", plans[i].Table, "took", time.Since(start), "since_window_start", time.Since(w.StartedAt))
 		}
 		return nil, nil
 	}
+	// The registry's state first, one read a job: while a job runs the window does. Jobs all
+	// done give the window's figures from their final reports; the jobs' whole views (their
+	// tasks counted over every bucket) are read only when one ended otherwise.
 	var st windowStats
+	allDone := true
+	for _, id := range w.JobIDs {
+		j, err := s.reg.Job(ctx, id)
+		switch {
+		case err == nil && !j.State.Final():
+			return nil, nil
+		case err != nil && !errors.Is(err, registry.ErrNotFound):
+			return nil, fmt.Errorf("window %d: job %s: %w", w.Seq, id, err)
+		case err == nil && j.State == registry.JobDone:
+			rep, ok, err := master.LoadReport(ctx, s.reg, id)
+			if err != nil {
+				return nil, fmt.Errorf("window %d: job %s: %w", w.Seq, id, err)
+			}
+			if ok {
+				st.bytes += rep.BytesRead
+				st.filesLoaded += rep.FilesLoaded
+				st.filesPruned += int64(rep.FilesPruned)
+				continue
+			}
+		}
+		allDone = false
+	}
+	if allDone {
+		return &windowEnd{stats: st, event: relocation.WindowEnded{Seq: w.Seq, Outcome: relocation.Ran, At: time.Now()}}, nil
+	}
+	st = windowStats{}
 	var failed []string
 	for _, id := range w.JobIDs {
 		v, err := s.Job(ctx, id)

@@ -76,11 +76,22 @@ type Options struct {
 	MemorySlots int
 	// NoFastPath decodes every file.
 	NoFastPath bool
+	// ParallelFamilies lets a small task (SmallTaskBytes of input at most, every family's
+	// buffers planned within an equal part of the slot's share) copy its families at once
+	// rather than one after the other: a catch-up window's tasks are a few small files per
+	// family, whose time is the round trips of writing and loading them. emit is then
+	// called from one goroutine per family (in key order within each) and must be safe for
+	// that.
+	ParallelFamilies bool
 }
 
-// Run copies the task: for each family in name order that the checkpoint
-// does not mark done, it merges the family's inputs from the resume row on and
-// writes output files into OutputDir/<family>/, calling emit for each in key
+// SmallTaskBytes bounds the estimated input of a task whose families are copied at once
+// (Options.ParallelFamilies).
+const SmallTaskBytes = 32 << 20
+
+// Run copies the task: for each family in name order (or all at once, see
+// Options.ParallelFamilies) that the checkpoint does not mark done, it merges
+// the family's inputs from the resume row on and writes output files into OutputDir/<family>/, calling emit for each in key
 // order and once more with Last set at the end of the family. Run returns
 // when every family is done, or at the first error (output files of the
 // failed family that were not emitted are removed).
@@ -118,17 +129,68 @@ func Run(ctx context.Context, t Task, o Options, emit EmitFunc) error {
 		families = append(families, f)
 	}
 	slices.Sort(families)
+	share := o.Memory.Share(o.MemorySlots)
+	var runs []*familyRun
 	for _, fam := range families {
 		resume, ok := t.Checkpoint.ResumeFrom(t.Task.Rows.Start, fam)
 		if !ok {
 			continue
 		}
-		fr := &familyRun{t: &t, o: &o, family: fam, settings: t.Families[fam], resume: resume, emit: emit}
-		if err := fr.run(ctx, byFamily[fam]); err != nil {
-			return fmt.Errorf("task %s family %s: %w", t.Task.ID, fam, err)
+		runs = append(runs, &familyRun{t: &t, o: &o, family: fam, settings: t.Families[fam], resume: resume, emit: emit, share: share})
+	}
+	if o.ParallelFamilies && parallelFamilies(t.Task.Bytes, runs, byFamily, share) {
+		return runFamiliesAtOnce(ctx, t.Task.ID, runs, byFamily, share/int64(len(runs)))
+	}
+	for _, fr := range runs {
+		if err := fr.run(ctx, byFamily[fr.family]); err != nil {
+			return fmt.Errorf("task %s family %s: %w", t.Task.ID, fr.family, err)
 		}
 	}
 	return nil
+}
+
+// parallelFamilies decides whether a task's families run at once: more than one to run,
+// the task small (SmallTaskBytes of estimated input at most), and every family's buffers
+// planned within an equal part of share, so that together they hold no more of the budget
+// than one family at a time would.
+func parallelFamilies(taskBytes int64, runs []*familyRun, byFamily map[string][]Input, share int64) bool {
+	if len(runs) < 2 || taskBytes > SmallTaskBytes {
+		return false
+	}
+	part := share / int64(len(runs))
+	for _, fr := range runs {
+		if _, err := memory.PlanTask(part, len(byFamily[fr.family]), 0, fr.settings.BlockSize); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// runFamiliesAtOnce runs every family of runs in a goroutine of its own, each planned in
+// part of the share; the first error cancels the others and is returned.
+func runFamiliesAtOnce(ctx context.Context, task string, runs []*familyRun, byFamily map[string][]Input, part int64) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for _, fr := range runs {
+		fr.share = part
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fr.run(ctx, byFamily[fr.family]); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("task %s family %s: %w", task, fr.family, err)
+				}
+				mu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // checkRegions checks that regions are in key order without gaps and cover
@@ -157,6 +219,8 @@ type familyRun struct {
 	settings FamilySettings
 	resume   []byte
 	emit     EmitFunc
+	// share is the part of the budget the family plans its buffers in.
+	share int64
 	// plan sizes the family's buffers; mem accounts for what grows past it.
 	plan memory.Plan
 	mem  *taskMemory
@@ -341,7 +405,7 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 			op.close()
 		}
 	}()
-	if fr.plan, err = memory.PlanTask(fr.o.Memory.Share(fr.o.MemorySlots), len(inputs), 0, fr.settings.BlockSize); err != nil {
+	if fr.plan, err = memory.PlanTask(fr.share, len(inputs), 0, fr.settings.BlockSize); err != nil {
 		return err
 	}
 	if fr.o.ReadAhead > 0 {

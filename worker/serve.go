@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"rangecopy/bulkload"
@@ -309,6 +310,7 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 	}
 	t := Task{Task: spec.Task, Inputs: inputs, Time: cfg.Time, Regions: regions,
 		Families: cfg.Families, Checkpoint: *cp, OutputDir: dir}
+	var cpMu sync.Mutex
 	emit := func(ctx context.Context, f OutputFile) error {
 		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
 		if !f.Last {
@@ -330,6 +332,10 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
 				"sent", sent.UTC().Format(time.RFC3339Nano))
 		}
+		// The families of a small task run at once (Options.ParallelFamilies): one
+		// checkpoint, advanced and saved by one family at a time.
+		cpMu.Lock()
+		defer cpMu.Unlock()
 		next, err := cp.Advance(spec.Task.Rows.End, l)
 		if err != nil {
 			return fmt.Errorf("task %s: advance checkpoint after %s: %w", id, describe(f), err)
@@ -352,7 +358,9 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		}
 		return nil
 	}
-	return Run(ctx, t, cfg.Options, emit)
+	opts := cfg.Options
+	opts.ParallelFamilies = true // emit is safe for it
+	return Run(ctx, t, opts, emit)
 }
 
 // fenceLoad checks with ZooKeeper that the claim still holds, right before a
