@@ -101,6 +101,7 @@ func Aims(r *Run) []Aim {
 
 	out = append(out, throttleAims(r)...)
 	out = append(out, verifyAims(r)...)
+	out = append(out, memoryAims(r)...)
 
 	p99api := Aim{Name: "server GET /jobs/{id} p99, 50 clients, 1,000 jobs", Want: "< 50 ms"}
 	rssapi := Aim{Name: "server peak RSS meanwhile (no embedded workers)", Want: "< 256 MiB"}
@@ -194,4 +195,37 @@ func verifyAims(r *Run) []Aim {
 // idle rate over the method's time), never below 0.
 func NetRSCPU(r *Run, x Result) float64 {
 	return max(0, x.SourceRSCPUSeconds-r.IdleSourceRSCPU*x.Seconds) + x.TargetRSCPUSeconds
+}
+
+// Amplification is a rangecopy copy's bytes read over the plan's estimate
+// of its input; 0 when unknown.
+func Amplification(x Result) float64 {
+	if x.Error != "" || x.InputBytes <= 0 || x.Bytes <= 0 {
+		return 0
+	}
+	return float64(x.Bytes) / float64(x.InputBytes)
+}
+
+// memoryAims judges the memory budget on the many-files table and the read
+// bound on every rangecopy copy that reported its plan's input.
+func memoryAims(r *Run) []Aim {
+	mem := Aim{Name: "rangecopy, 30 files a store: peak RSS vs the default 512 MiB budget", Want: "≤ 1.25× (budget + runtime)"}
+	if x, ok := r.Result(RangecopyManyFiles); ok && x.Error == "" && x.WorkerPeakRSS > 0 {
+		mem.Value = float64(x.WorkerPeakRSS) / BudgetBytes
+		mem.Got = fmt.Sprintf("%.2f× (%s)", mem.Value, humanBytes(x.WorkerPeakRSS))
+		mem.Status = statusOf(mem.Value <= 1.25)
+	}
+	amp := Aim{Name: "read amplification (bytes read / the plan's input), worst rangecopy copy", Want: "≤ 1.05×"}
+	worst, of := 0.0, ""
+	for _, x := range r.Results {
+		if a := Amplification(x); a > worst {
+			worst, of = a, x.Method.Title()
+		}
+	}
+	if worst > 0 {
+		amp.Value = worst
+		amp.Got = fmt.Sprintf("%.3f× (%s)", worst, of)
+		amp.Status = statusOf(worst <= 1.05)
+	}
+	return []Aim{mem, amp}
 }

@@ -101,6 +101,7 @@ func Markdown(r *Run, jsonPath, chartPath string) string {
 	p("\n\"vs X\" is X's wall time over this method's: how many times faster than X this method finished (for the range and incremental rows, against a copy of the whole table). MB/s counts what the method moved: HFile bytes for the file copiers (rangecopy: bytes it read), the table's HFile bytes for CopyTable and scan+put. Worker CPU is the copying process's user+system time; harness CPU that of the harness JVM (both clusters and the Java tools); source RS CPU that of the source region servers' named threads (RPC handlers, executors, chores), all during the copy.\n\n")
 	throttleMarkdown(p, r)
 	verifyMarkdown(p, r)
+	memoryMarkdown(p, r)
 	if a := r.API; a != nil {
 		p("**Server API** (method server-api): a rangecopy server without embedded workers, on a SQLite catalog seeded with %d ended jobs (ids and specs as the server makes them, final reports); %d HTTP clients with kept-alive connections GET /api/v1/jobs/{id} of random jobs for %.1f s.", a.Jobs, a.Clients, a.Latency.Seconds)
 		if a.Error != "" {
@@ -228,6 +229,31 @@ func verifyMarkdown(p func(string, ...any), r *Run) {
 		}
 		p("| %s | %.1f s | %.1f | %s | %.2f s | %.2f s | %.2f s | %s | %s | %.1f s | %.2f / %.2f |\n", x.Method.Title(), x.Seconds, x.MBps(), ratio(x, hs),
 			x.SourceRSCPUSeconds, x.TargetRSCPUSeconds, NetRSCPU(r, x), rss, cpu, x.HarnessCPUSeconds, x.Latency.P50, x.Latency.P99)
+	}
+	p("\n")
+}
+
+// memoryMarkdown renders the read bound of every rangecopy copy that
+// reported its plan's input, with its peak RSS against the budget.
+func memoryMarkdown(p func(string, ...any), r *Run) {
+	var rows []Result
+	for _, x := range r.Results {
+		if Amplification(x) > 0 {
+			rows = append(rows, x)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("**Memory and reads**: every rangecopy copy's bytes read against its plan's input (read amplification) and its peak RSS against the default memory budget (%s, `--memory`).\n\n", humanBytes(BudgetBytes))
+	p("| method | input files read | plan's input | bytes read | read amplification | peak RSS | vs budget |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, x := range rows {
+		files := "–"
+		if x.FilesTotal >= 0 && x.FilesPruned >= 0 {
+			files = fmt.Sprintf("%d", x.FilesTotal-x.FilesPruned)
+		}
+		p("| %s | %s | %s | %s | %.3f× | %s | %.2f× |\n", x.Method.Title(), files, humanBytes(x.InputBytes), humanBytes(x.Bytes), Amplification(x),
+			humanBytes(x.WorkerPeakRSS), float64(x.WorkerPeakRSS)/BudgetBytes)
 	}
 	p("\n")
 }

@@ -26,12 +26,15 @@ type copied struct {
 	cpuSeconds              float64
 	filesTotal, filesPruned int
 	copySeconds             float64
+	inputBytes              int64
 	// wall, when set, is the span the method times (for the server: one
 	// job's submission to its end), in place of the executor's whole run.
 	wall float64
 	note string
-	// scope decides which source rows the target should hold afterwards.
-	scope func(i int64) bool
+	// scope decides which source rows the target should hold afterwards;
+	// source, when set, is the table copied in place of the run's.
+	scope  func(i int64) bool
+	source *Table
 }
 
 // Idle runs the Get workload alone for d: the baseline.
@@ -104,6 +107,9 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64)
 		c, err = e.verifyWhole(ctx, t, target)
 	case HashSync:
 		c, err = e.hashSync(ctx, t, target)
+	case RangecopyManyFiles:
+		r.Scope = "a table of its own, 30 files a store"
+		c, err = e.manyFiles(ctx, e.manyTable, target)
 	case RangecopyProtect:
 		c, err = e.rangecopy(ctx, t, target, m, []string{"--protect-source", "2x"})
 	default:
@@ -123,7 +129,7 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64)
 		r.TargetRSCPUSeconds = float64(tcpu1.RegionServerCPUNanos-tcpu0.RegionServerCPUNanos) / 1e9
 	}
 	r.Bytes, r.WorkerPeakRSS, r.Note = c.bytes, c.peakRSS, c.note
-	r.CopySeconds, r.WorkerCPUSeconds = c.copySeconds, c.cpuSeconds
+	r.CopySeconds, r.WorkerCPUSeconds, r.InputBytes = c.copySeconds, c.cpuSeconds, c.inputBytes
 	if c.filesTotal > 0 {
 		r.FilesTotal, r.FilesPruned = c.filesTotal, c.filesPruned
 	}
@@ -131,7 +137,11 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64)
 		r.Error = err.Error()
 		e.Logger.Warn("method failed", "method", m, "err", err)
 	} else if c.scope != nil {
-		n, verr := e.verify(ctx, t, target, c.scope, uint64(m))
+		src := t
+		if c.source != nil {
+			src = c.source
+		}
+		n, verr := e.verify(ctx, src, target, c.scope, uint64(m))
 		r.Verified = n
 		if verr != nil {
 			r.Error = verr.Error()
@@ -323,7 +333,7 @@ func (e *Env) rangecopy(ctx context.Context, t *Table, target string, m Method, 
 	if jerr := json.Unmarshal(bytes.TrimSpace(p.Stdout), &rep); jerr != nil && err == nil {
 		err = fmt.Errorf("rangecopy: decode the --json report %q: %w", p.Stdout, jerr)
 	}
-	c.bytes, c.filesPruned, c.copySeconds = rep.BytesRead, rep.FilesPruned, rep.Seconds()
+	c.bytes, c.filesPruned, c.copySeconds, c.inputBytes = rep.BytesRead, rep.FilesPruned, rep.Seconds(), rep.InputBytes
 	c.note = fmt.Sprintf("flags %q; job %.1f s, %d tasks, %d files loaded, %d retries", extra, rep.Seconds(), rep.Tasks, rep.FilesLoaded, rep.LoadRetries)
 	if rep.ProtectSource != "" {
 		c.note += fmt.Sprintf("; throttle: idle p99 %.1f ms, target %.1f ms, last p99 %.1f ms of %d probes (%d failed), rate %.1f MB/s, %d cuts",

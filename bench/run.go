@@ -46,10 +46,15 @@ const (
 	// verification section.
 	VerifyWhole
 	HashSync
+	// RangecopyManyFiles copies a table of its own (an eighth of the run's
+	// size, compaction off, written in 30 flushes over every region's
+	// rows, so each store holds 30 files overlapping in rows and time):
+	// the memory budget's and the read bound's case.
+	RangecopyManyFiles
 )
 
 // Methods lists every method in run order.
-var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyBandwidthQuarter, RangecopyBandwidthThreeQuarters, RangecopyProtect, RangecopyServerIncremental, ServerAPI, VerifyWhole, HashSync, ServerWindow}
+var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyBandwidthQuarter, RangecopyBandwidthThreeQuarters, RangecopyProtect, RangecopyServerIncremental, ServerAPI, VerifyWhole, HashSync, RangecopyManyFiles, ServerWindow}
 
 var methodNames = map[Method]string{
 	RawHDFS:                         "raw-hdfs",
@@ -68,6 +73,7 @@ var methodNames = map[Method]string{
 	RangecopyBandwidthThreeQuarters: "rangecopy-bw75",
 	VerifyWhole:                     "rangecopy-verify",
 	HashSync:                        "hashtable-synctable",
+	RangecopyManyFiles:              "rangecopy-manyfiles",
 }
 
 var methodTitles = map[Method]string{
@@ -87,6 +93,7 @@ var methodTitles = map[Method]string{
 	RangecopyBandwidthThreeQuarters: "rangecopy, --bandwidth three quarters",
 	VerifyWhole:                     "rangecopy verify, whole table",
 	HashSync:                        "HashTable + SyncTable --dryrun",
+	RangecopyManyFiles:              "rangecopy, 30 files a store",
 }
 
 // String returns the method's short name, as flags and JSON spell it.
@@ -132,7 +139,7 @@ func (m *Method) UnmarshalText(b []byte) error {
 // comparable by wall time with the others that do).
 func (m Method) WholeTable() bool {
 	return m != RangecopyRange && m != RangecopyIncremental && m != RangecopyServerIncremental && m != ServerAPI &&
-		m != ServerWindow && !m.Verifies()
+		m != ServerWindow && m != RangecopyManyFiles && !m.Verifies()
 }
 
 // Verifies reports whether the method compares tables instead of copying.
@@ -193,6 +200,9 @@ type Result struct {
 	// -1 when not applicable).
 	FilesTotal  int `json:"filesTotal"`
 	FilesPruned int `json:"filesPruned"`
+	// InputBytes is the plan's estimate of the input in range (rangecopy's
+	// report), 0 for the others: Bytes over it is the read amplification.
+	InputBytes int64 `json:"inputBytes,omitempty"`
 	// CopySeconds is the copy job's own time as rangecopy reports it
 	// (snapshot to final load; without process start), 0 for the others.
 	CopySeconds float64 `json:"copySeconds,omitempty"`

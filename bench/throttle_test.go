@@ -26,6 +26,8 @@ func curveRun() *Run {
 		// 600 MiB: over the budget (missed).
 		Result{Method: VerifyWhole, Bytes: 2 << 30, Seconds: 20, SourceRSCPUSeconds: 0.5, TargetRSCPUSeconds: 0.5, WorkerPeakRSS: 600 << 20, Latency: lat(11)},
 		Result{Method: HashSync, Bytes: 2 << 30, Seconds: 100, SourceRSCPUSeconds: 30, TargetRSCPUSeconds: 20, Latency: lat(30)},
+		// 640 MiB: 1.25× the budget (met); 1.08× read amplification, the worst (missed).
+		Result{Method: RangecopyManyFiles, Bytes: 108e6, InputBytes: 100e6, Seconds: 5, WorkerPeakRSS: 640 << 20, FilesTotal: 960, FilesPruned: 0, Latency: lat(12)},
 	)
 	for i := range r.Results {
 		switch r.Results[i].Method {
@@ -87,6 +89,8 @@ func TestThrottleAndVerifyAims(t *testing.T) {
 		{"rangecopy verify vs HashTable + SyncTable --dryrun (wall time)", Met, 5},
 		{"region-server CPU (source + target) during verify vs during HashTable + SyncTable", Met, 0.8 / 49},
 		{"rangecopy verify peak RSS vs a worker's default memory budget", Missed, 600 << 20},
+		{"rangecopy, 30 files a store: peak RSS vs the default 512 MiB budget", Met, 1.25},
+		{"read amplification (bytes read / the plan's input), worst rangecopy copy", Missed, 1.08},
 	} {
 		a, ok := got[w.name]
 		if !ok {
@@ -126,6 +130,8 @@ func TestThrottleChartAndMarkdown(t *testing.T) {
 		"**Verification**",
 		"| rangecopy verify, whole table | 20.0 s |",
 		"| 5.00× | 0.50 s | 0.50 s | 0.80 s | 600 MiB |",
+		"**Memory and reads**",
+		"| rangecopy, 30 files a store | 960 | 95 MiB | 103 MiB | 1.080× | 640 MiB | 1.25× |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)

@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
+	"rangecopy/snapshot"
+	"rangecopy/testenv"
 	"rangecopy/verify"
 )
 
@@ -93,4 +96,57 @@ func (e *Env) hashSync(ctx context.Context, t *Table, target string) (copied, er
 		return c, fmt.Errorf("synctable --dryrun on a copy of the table: counters %v, want every batch matched", k)
 	}
 	return c, nil
+}
+
+// ManyFilesChunks is how many flushes write the many-files table: each
+// store ends up with that many files, each over all of its region's rows.
+const ManyFilesChunks = 30
+
+// loadManyFiles creates the many-files table beside t, an eighth of its
+// rows, compaction off, written in ManyFilesChunks flushes (row keys
+// spread over the key space, so every flush writes a file into every
+// store), and pins it. Outside any measured span.
+func (e *Env) loadManyFiles(ctx context.Context, t *Table) (*Table, error) {
+	name := sanitize(e.Prefix + "_many")
+	d := Dataset{Table: name, Rows: max(t.Rows/8, ManyFilesChunks), Regions: len(SplitKeys()) + 1, Families: Families,
+		KeyBytes: KeyBytes, DValueBytes: DValueBytes, MValueBytes: MValueBytes, SpanMs: t.SpanMs, StartMs: t.StartMs}
+	e.Logger.Info("loading the many-files table (not timed)", "table", name, "rows", d.Rows, "flushes", ManyFilesChunks)
+	start := time.Now()
+	if err := e.Source.DeleteTable(ctx, name); err != nil {
+		return nil, fmt.Errorf("many-files table %s: drop the old one: %w", name, err)
+	}
+	fams := []testenv.Family{{Name: "d"}, {Name: "m"}}
+	if err := e.Source.CreateTableWith(ctx, name, fams, SplitKeys(), testenv.TableOptions{}); err != nil {
+		return nil, fmt.Errorf("many-files table %s: %w", name, err)
+	}
+	chunk := (d.Rows + ManyFilesChunks - 1) / ManyFilesChunks
+	for from := int64(0); from < d.Rows; from += chunk {
+		if err := e.load(ctx, d, from, min(from+chunk, d.Rows)); err != nil {
+			return nil, err
+		}
+	}
+	d.LoadSeconds = time.Since(start).Seconds()
+	many := &Table{Dataset: d, Snapshot: e.Prefix + "_many_raw"}
+	p, err := snapshot.Pin(ctx, e.SourceClient, e.SourceFS, e.Source.RootDirPath(), name, many.Snapshot, snapshot.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("many-files table %s: %w", name, err)
+	}
+	many.Pinned = p
+	for _, f := range p.Files {
+		many.Files++
+		many.Bytes += f.Size
+	}
+	return many, nil
+}
+
+// manyFiles copies the many-files table with rangecopy's defaults (the
+// 512 MiB memory budget), sampled rows compared after.
+func (e *Env) manyFiles(ctx context.Context, many *Table, target string) (copied, error) {
+	if many == nil {
+		return copied{}, fmt.Errorf("the many-files table was not loaded")
+	}
+	c, err := e.rangecopy(ctx, many, target, RangecopyManyFiles, nil)
+	c.source = many
+	c.note = fmt.Sprintf("%d rows in %d files (%s), %d flushes a store, compaction off, loaded in %.0f s (not timed); ", many.Rows, many.Files, humanBytes(many.Bytes), ManyFilesChunks, many.LoadSeconds) + c.note
+	return c, err
 }
