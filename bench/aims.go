@@ -99,6 +99,10 @@ func Aims(r *Run) []Aim {
 	}
 	out = append(out, bw)
 
+	out = append(out, throttleAims(r)...)
+	out = append(out, verifyAims(r)...)
+	out = append(out, memoryAims(r)...)
+
 	p99api := Aim{Name: "server GET /jobs/{id} p99, 50 clients, 1,000 jobs", Want: "< 50 ms"}
 	rssapi := Aim{Name: "server peak RSS meanwhile (no embedded workers)", Want: "< 256 MiB"}
 	if a := r.API; a != nil && a.Error == "" && a.Latency.Count > 0 {
@@ -118,4 +122,110 @@ func statusOf(ok bool) Status {
 		return Met
 	}
 	return Missed
+}
+
+// CopyRate is a copy's rate in bytes/s over the job's own time when
+// rangecopy reported it (the throttle governs the copy, not the process
+// start), else over the wall time; 0 when failed or unmeasured.
+func CopyRate(x Result) float64 {
+	secs := x.Seconds
+	if x.CopySeconds > 0 {
+		secs = x.CopySeconds
+	}
+	if x.Error != "" || secs <= 0 {
+		return 0
+	}
+	return float64(x.Bytes) / secs
+}
+
+// throttleAims judges the adaptive throttle: the source's Get p99 held
+// within twice the idle p99, at no less than 60% of the unthrottled rate.
+func throttleAims(r *Run) []Aim {
+	p99 := Aim{Name: "--protect-source 2x: source Get p99 vs idle", Want: "≤ 2×"}
+	rate := Aim{Name: "--protect-source 2x: rate vs the unthrottled copy", Want: "≥ 60%"}
+	x, ok := r.Result(RangecopyProtect)
+	if !ok || x.Error != "" {
+		return []Aim{p99, rate}
+	}
+	if r.Idle.P99 > 0 && x.Latency.Count > 0 {
+		p99.Value = x.Latency.P99 / r.Idle.P99
+		p99.Got = fmt.Sprintf("%.2f× (%.1f ms vs %.1f ms idle)", p99.Value, x.Latency.P99, r.Idle.P99)
+		p99.Status = statusOf(p99.Value <= 2)
+	}
+	if full, ok := r.Result(RangecopyFull); ok && CopyRate(full) > 0 && CopyRate(x) > 0 {
+		rate.Value = CopyRate(x) / CopyRate(full)
+		rate.Got = fmt.Sprintf("%.0f%% (%.1f of %.1f MB/s)", rate.Value*100, CopyRate(x)/1e6, CopyRate(full)/1e6)
+		rate.Status = statusOf(rate.Value >= 0.6)
+	}
+	return []Aim{p99, rate}
+}
+
+// verifyAims judges rangecopy verify against HashTable + SyncTable on the
+// same pair of tables: faster, with next to no region-server CPU, within a
+// worker's memory budget.
+func verifyAims(r *Run) []Aim {
+	speed := Aim{Name: "rangecopy verify vs HashTable + SyncTable --dryrun (wall time)", Want: "≥ 3×"}
+	cpu := Aim{Name: "region-server CPU (source + target) during verify vs during HashTable + SyncTable", Want: "≤ 5%"}
+	mem := Aim{Name: "rangecopy verify peak RSS vs a worker's default memory budget", Want: "< " + humanBytes(BudgetBytes)}
+	v, okV := r.Result(VerifyWhole)
+	h, okH := r.Result(HashSync)
+	okV = okV && v.Error == ""
+	okH = okH && h.Error == ""
+	if okV && okH {
+		speed.Value = Speedup(v, h)
+		speed.Got = fmt.Sprintf("%.2f× (%.1f s vs %.1f s)", speed.Value, v.Seconds, h.Seconds)
+		speed.Status = statusOf(speed.Value >= 3)
+		vc, hc := NetRSCPU(r, v), NetRSCPU(r, h)
+		if hc > 0 {
+			cpu.Value = vc / hc
+			cpu.Got = fmt.Sprintf("%.1f%% (%.2f s vs %.2f s, beyond serving the Get workload)", cpu.Value*100, vc, hc)
+			cpu.Status = statusOf(cpu.Value <= 0.05)
+		}
+	}
+	if okV && v.WorkerPeakRSS > 0 {
+		mem.Value = float64(v.WorkerPeakRSS)
+		mem.Got = humanBytes(v.WorkerPeakRSS)
+		mem.Status = statusOf(v.WorkerPeakRSS < BudgetBytes)
+	}
+	return []Aim{speed, cpu, mem}
+}
+
+// NetRSCPU is the region-server CPU (source and target) a method cost
+// beyond what serving the steady Get workload costs the source anyway (the
+// idle rate over the method's time), never below 0.
+func NetRSCPU(r *Run, x Result) float64 {
+	return max(0, x.SourceRSCPUSeconds-r.IdleSourceRSCPU*x.Seconds) + x.TargetRSCPUSeconds
+}
+
+// Amplification is a rangecopy copy's bytes read over the plan's estimate
+// of its input; 0 when unknown.
+func Amplification(x Result) float64 {
+	if x.Error != "" || x.InputBytes <= 0 || x.Bytes <= 0 {
+		return 0
+	}
+	return float64(x.Bytes) / float64(x.InputBytes)
+}
+
+// memoryAims judges the memory budget on the many-files table and the read
+// bound on every rangecopy copy that reported its plan's input.
+func memoryAims(r *Run) []Aim {
+	mem := Aim{Name: "rangecopy, 30 files a store: peak RSS vs the default 512 MiB budget", Want: "≤ 1.25× (budget + runtime)"}
+	if x, ok := r.Result(RangecopyManyFiles); ok && x.Error == "" && x.WorkerPeakRSS > 0 {
+		mem.Value = float64(x.WorkerPeakRSS) / BudgetBytes
+		mem.Got = fmt.Sprintf("%.2f× (%s)", mem.Value, humanBytes(x.WorkerPeakRSS))
+		mem.Status = statusOf(mem.Value <= 1.25)
+	}
+	amp := Aim{Name: "read amplification (bytes read / the plan's input), worst rangecopy copy", Want: "≤ 1.05×"}
+	worst, of := 0.0, ""
+	for _, x := range r.Results {
+		if a := Amplification(x); a > worst {
+			worst, of = a, x.Method.Title()
+		}
+	}
+	if worst > 0 {
+		amp.Value = worst
+		amp.Got = fmt.Sprintf("%.3f× (%s)", worst, of)
+		amp.Status = statusOf(worst <= 1.05)
+	}
+	return []Aim{mem, amp}
 }

@@ -38,6 +38,7 @@ var (
 // method, rangecopy's bars in green, and one panel of the source Get p99
 // during each method, with the idle p99 as a grey line.
 func WriteChart(w io.Writer, r *Run) error {
+	r = copiesOnly(r)
 	n := len(r.Results)
 	panelH := chartTitleH + n*(chartBarH+chartGap) + chartGap
 	h := 2*panelH + 2*chartMargin
@@ -56,7 +57,7 @@ func WriteChart(w io.Writer, r *Run) error {
 	panel(img, top, "Throughput, MB/s (green: rangecopy)", r.Results, rates, 0, func(i int, v float64) string {
 		return fmt.Sprintf("%.1f MB/s", v)
 	}, func(i int) color.Color {
-		if r.Results[i].Method >= RangecopyFull {
+		if r.Results[i].Method.Rangecopy() {
 			return chartRC
 		}
 		return chartRate
@@ -105,4 +106,17 @@ func panel(img *image.RGBA, y int, title string, results []Result, vals []float6
 func text(img *image.RGBA, x, y int, s string, c color.Color) {
 	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
 	d.DrawString(s)
+}
+
+// copiesOnly returns r with the verification methods left out: the chart
+// compares copies.
+func copiesOnly(r *Run) *Run {
+	c := *r
+	c.Results = nil
+	for _, x := range r.Results {
+		if !x.Method.Verifies() {
+			c.Results = append(c.Results, x)
+		}
+	}
+	return &c
 }

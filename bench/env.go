@@ -53,6 +53,13 @@ type Env struct {
 	LogDir  string
 	Profile bool
 	Logger  *slog.Logger
+
+	// verifyTarget is the copy of the source table the verification
+	// methods compare it with, made once a run (empty until then).
+	verifyTarget string
+	// manyTable is the many-files table, loaded once a run before its
+	// method (nil until then).
+	manyTable *Table
 }
 
 // Connect builds an Env on a running testenv. Close releases its clients.

@@ -54,7 +54,7 @@ func TestIntegrationRunAll(t *testing.T) {
 	env.Prefix, env.LogDir = table, filepath.Join(dir, "logs")
 	const rows = 2000 // about 2.5 MiB
 	r, err := env.RunAll(ctx, bench.Options{Table: table, Rows: rows, Idle: time.Second, Command: "go test ./bench",
-		Methods: []bench.Method{bench.RawHDFS, bench.RangecopyIncremental}})
+		Methods: []bench.Method{bench.RawHDFS, bench.RangecopyIncremental, bench.VerifyWhole, bench.HashSync}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,17 +64,25 @@ func TestIntegrationRunAll(t *testing.T) {
 	if r.Idle.Count == 0 || r.Idle.Errors != 0 {
 		t.Fatalf("idle Get workload: %+v", r.Idle)
 	}
-	if len(r.Results) != 2 || r.Results[0].Method != bench.RawHDFS || r.Results[1].Method != bench.RangecopyIncremental {
+	if len(r.Results) != 4 || r.Results[0].Method != bench.RawHDFS || r.Results[1].Method != bench.RangecopyIncremental ||
+		r.Results[2].Method != bench.VerifyWhole || r.Results[3].Method != bench.HashSync {
 		t.Fatalf("results %+v", r.Results)
 	}
-	raw, inc := r.Results[0], r.Results[1]
+	raw, inc, hs := r.Results[0], r.Results[1], r.Results[3]
 	for _, x := range r.Results {
 		if x.Error != "" {
 			t.Fatalf("%s failed: %s", x.Method, x.Error)
 		}
-		if x.Seconds <= 0 || x.Latency.Count == 0 || x.WorkerPeakRSS <= 0 || x.HarnessPeakRSS <= 0 {
+		// HashTable and SyncTable run in the harness JVM: no process of
+		// their own to measure.
+		if x.Seconds <= 0 || x.Latency.Count == 0 || (x.WorkerPeakRSS <= 0 && x.Method != bench.HashSync) || x.HarnessPeakRSS <= 0 {
 			t.Errorf("%s: missing figures %+v", x.Method, x)
 		}
+	}
+	// Both verifiers found the copy equal (each method fails otherwise);
+	// SyncTable's scans went through the region servers.
+	if !strings.Contains(hs.Note, "HASHES_NOT_MATCHED 0") || hs.SourceRSCPUSeconds <= 0 || hs.TargetRSCPUSeconds <= 0 {
+		t.Errorf("HashTable + SyncTable: note %q, region-server CPU %.3f s source, %.3f s target", hs.Note, hs.SourceRSCPUSeconds, hs.TargetRSCPUSeconds)
 	}
 	if raw.Bytes != r.Data.Bytes {
 		t.Errorf("raw copy moved %d bytes, the snapshot holds %d", raw.Bytes, r.Data.Bytes)
@@ -103,7 +111,7 @@ func TestIntegrationRunAll(t *testing.T) {
 	}
 	defer f.Close()
 	back, err := bench.ReadRun(f)
-	if err != nil || len(back.Results) != 2 {
+	if err != nil || len(back.Results) != 4 {
 		t.Fatalf("read back %s: %v, %+v", jsonPath, err, back)
 	}
 	if _, err := os.Stat(strings.TrimSuffix(jsonPath, ".json") + ".png"); err != nil {
@@ -113,7 +121,7 @@ func TestIntegrationRunAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := string(md); strings.Contains(s, "\nold\n") || !strings.Contains(s, "rangecopy, newest 1% by time") || !strings.HasSuffix(s, "\nkept\n") {
+	if s := string(md); strings.Contains(s, "\nold\n") || !strings.Contains(s, "rangecopy, newest 1% by time") || !strings.Contains(s, "**Verification**") || !strings.HasSuffix(s, "\nkept\n") {
 		t.Fatalf("document not updated in place:\n%s", s)
 	}
 }

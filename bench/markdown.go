@@ -70,6 +70,9 @@ func Markdown(r *Run, jsonPath, chartPath string) string {
 	p("| method | scope | time | MB/s | vs raw | vs ExportSnapshot | vs CopyTable | vs scan+put | worker peak RSS | worker CPU | harness peak RSS | harness CPU | source RS CPU | Get p50 / p99 / p99.9 (ms) | files read / pruned | rows checked |\n")
 	p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, x := range r.Results {
+		if x.Method.Verifies() {
+			continue
+		}
 		if x.Error != "" {
 			p("| %s | %s | failed: %s | | | | | | | | | | | | | |\n", x.Method.Title(), x.Scope, oneLine(x.Error))
 			continue
@@ -96,6 +99,9 @@ func Markdown(r *Run, jsonPath, chartPath string) string {
 			lat, files, x.Verified)
 	}
 	p("\n\"vs X\" is X's wall time over this method's: how many times faster than X this method finished (for the range and incremental rows, against a copy of the whole table). MB/s counts what the method moved: HFile bytes for the file copiers (rangecopy: bytes it read), the table's HFile bytes for CopyTable and scan+put. Worker CPU is the copying process's user+system time; harness CPU that of the harness JVM (both clusters and the Java tools); source RS CPU that of the source region servers' named threads (RPC handlers, executors, chores), all during the copy.\n\n")
+	throttleMarkdown(p, r)
+	verifyMarkdown(p, r)
+	memoryMarkdown(p, r)
 	if a := r.API; a != nil {
 		p("**Server API** (method server-api): a rangecopy server without embedded workers, on a SQLite catalog seeded with %d ended jobs (ids and specs as the server makes them, final reports); %d HTTP clients with kept-alive connections GET /api/v1/jobs/{id} of random jobs for %.1f s.", a.Jobs, a.Clients, a.Latency.Seconds)
 		if a.Error != "" {
@@ -166,4 +172,88 @@ func humanSpan(ms int64) string {
 		return fmt.Sprintf("%d days", ms/day)
 	}
 	return fmt.Sprintf("%.1f h", float64(ms)/3600e3)
+}
+
+// throttleMarkdown renders the throttle curve: the source's Get p99 at each
+// fixed --bandwidth share and under the adaptive throttle.
+func throttleMarkdown(p func(string, ...any), r *Run) {
+	pts := ThrottleCurve(r)
+	if len(pts) == 0 {
+		return
+	}
+	p("**Throttle curve**: the whole-table copy unthrottled, under fixed `--bandwidth` shares of its rate and under `--protect-source 2x`, with the source Get p99 during each (idle p99 %.2f ms; the adaptive throttle aims at ≤ 2× idle). Rates are over the job's own time.\n\n", r.Idle.P99)
+	p("| run | limit | MB/s | share of unthrottled | Get p50 / p99 (ms) | p99 vs idle |\n|---|--:|--:|--:|--:|--:|\n")
+	for _, pt := range pts {
+		limit := "none"
+		if pt.Limit > 0 {
+			limit = fmt.Sprintf("%.1f MB/s", pt.Limit/1e6)
+		}
+		if pt.Method == RangecopyProtect {
+			limit = "adaptive"
+		}
+		vsIdle := "–"
+		if r.Idle.P99 > 0 {
+			vsIdle = fmt.Sprintf("%.2f×", pt.P99/r.Idle.P99)
+		}
+		p("| %s | %s | %.1f | %.0f%% | %.2f / %.2f | %s |\n", pt.Method.Title(), limit, pt.Rate/1e6, pt.Share*100, pt.P50, pt.P99, vsIdle)
+	}
+	p("\n")
+}
+
+// verifyMarkdown renders the verification section: rangecopy verify and
+// HashTable + SyncTable on the same pair of tables.
+func verifyMarkdown(p func(string, ...any), r *Run) {
+	var rows []Result
+	for _, x := range r.Results {
+		if x.Method.Verifies() {
+			rows = append(rows, x)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("**Verification** of the whole table against a copy of it (made with rangecopy before, not timed); MB/s is the table's HFile bytes over the time. Region-server CPU beyond the Get workload subtracts what serving the Gets costs the source when idle (%.3f CPU s/s).\n\n", r.IdleSourceRSCPU)
+	p("| method | time | MB/s | vs HashTable + SyncTable | source RS CPU | target RS CPU | RS CPU beyond the Gets | verifier peak RSS | verifier CPU | harness CPU | Get p50 / p99 (ms) |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	hs, _ := r.Result(HashSync)
+	for _, x := range rows {
+		if x.Error != "" {
+			p("| %s | failed: %s | | | | | | | | | |\n", x.Method.Title(), oneLine(x.Error))
+			continue
+		}
+		rss, cpu := "in harness", "in harness"
+		if x.WorkerPeakRSS > 0 {
+			rss = humanBytes(x.WorkerPeakRSS)
+		}
+		if x.WorkerCPUSeconds > 0 {
+			cpu = fmt.Sprintf("%.1f s", x.WorkerCPUSeconds)
+		}
+		p("| %s | %.1f s | %.1f | %s | %.2f s | %.2f s | %.2f s | %s | %s | %.1f s | %.2f / %.2f |\n", x.Method.Title(), x.Seconds, x.MBps(), ratio(x, hs),
+			x.SourceRSCPUSeconds, x.TargetRSCPUSeconds, NetRSCPU(r, x), rss, cpu, x.HarnessCPUSeconds, x.Latency.P50, x.Latency.P99)
+	}
+	p("\n")
+}
+
+// memoryMarkdown renders the read bound of every rangecopy copy that
+// reported its plan's input, with its peak RSS against the budget.
+func memoryMarkdown(p func(string, ...any), r *Run) {
+	var rows []Result
+	for _, x := range r.Results {
+		if Amplification(x) > 0 {
+			rows = append(rows, x)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("**Memory and reads**: every rangecopy copy's bytes read against its plan's input (read amplification) and its peak RSS against the default memory budget (%s, `--memory`).\n\n", humanBytes(BudgetBytes))
+	p("| method | input files read | plan's input | bytes read | read amplification | peak RSS | vs budget |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, x := range rows {
+		files := "–"
+		if x.FilesTotal >= 0 && x.FilesPruned >= 0 {
+			files = fmt.Sprintf("%d", x.FilesTotal-x.FilesPruned)
+		}
+		p("| %s | %s | %s | %s | %.3f× | %s | %.2f× |\n", x.Method.Title(), files, humanBytes(x.InputBytes), humanBytes(x.Bytes), Amplification(x),
+			humanBytes(x.WorkerPeakRSS), float64(x.WorkerPeakRSS)/BudgetBytes)
+	}
+	p("\n")
 }

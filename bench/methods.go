@@ -26,12 +26,15 @@ type copied struct {
 	cpuSeconds              float64
 	filesTotal, filesPruned int
 	copySeconds             float64
+	inputBytes              int64
 	// wall, when set, is the span the method times (for the server: one
 	// job's submission to its end), in place of the executor's whole run.
 	wall float64
 	note string
-	// scope decides which source rows the target should hold afterwards.
-	scope func(i int64) bool
+	// scope decides which source rows the target should hold afterwards;
+	// source, when set, is the table copied in place of the run's.
+	scope  func(i int64) bool
+	source *Table
 }
 
 // Idle runs the Get workload alone for d: the baseline.
@@ -49,13 +52,19 @@ func (e *Env) workload(t *Table) *Workload {
 // Measure runs method m into a fresh target table, with the Get workload
 // running on the source throughout, and measures it; then checks a sample of
 // rows on the target and drops the target table. bandwidth (bytes/s) applies
-// to RangecopyBandwidth. A failed method is a Result with Error set.
-func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64) Result {
+// A failed method is a Result with Error set. fullRate (bytes/s) is the
+// unthrottled whole-table copy's rate, which the fixed --bandwidth methods
+// take their share of.
+func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64) Result {
 	r := Result{Method: m, Scope: "whole table", FilesTotal: -1, FilesPruned: -1}
 	target := fmt.Sprintf("%s_%s", e.Prefix, m)
 	target = sanitize(target)
 	e.Logger.Info("method starting", "method", m, "target_table", target)
+	if m.Verifies() {
+		target = e.verifyTarget
+	}
 	cpu0, cpuErr := e.Source.CPU(ctx)
+	tcpu0, tcpuErr := e.Target.CPU(ctx)
 	stopRSS := SampleRSS(e.HarnessPID, 250*time.Millisecond)
 	stopGets := e.workload(t).Start(ctx, uint64(m)+100)
 	start := time.Now()
@@ -87,13 +96,20 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 	case ServerWindow:
 		r.Scope = "a relocation's catch-up window after 1% new rows (after the full copy and a window with none)"
 		c, err = e.serverWindow(ctx, t, target)
-	case RangecopyBandwidth:
-		if bandwidth <= 0 {
+	case RangecopyBandwidth, RangecopyBandwidthQuarter, RangecopyBandwidthThreeQuarters:
+		if fullRate <= 0 {
 			err = fmt.Errorf("no bandwidth to set: the whole-table rangecopy rate was not measured")
 			break
 		}
-		r.BandwidthLimit = bandwidth
-		c, err = e.rangecopy(ctx, t, target, m, []string{"--bandwidth", strconv.FormatInt(int64(bandwidth), 10)})
+		r.BandwidthLimit = fullRate * m.BandwidthShare()
+		c, err = e.rangecopy(ctx, t, target, m, []string{"--bandwidth", strconv.FormatInt(int64(r.BandwidthLimit), 10)})
+	case VerifyWhole:
+		c, err = e.verifyWhole(ctx, t, target)
+	case HashSync:
+		c, err = e.hashSync(ctx, t, target)
+	case RangecopyManyFiles:
+		r.Scope = "a table of its own, 30 files a store"
+		c, err = e.manyFiles(ctx, e.manyTable, target)
 	case RangecopyProtect:
 		c, err = e.rangecopy(ctx, t, target, m, []string{"--protect-source", "2x"})
 	default:
@@ -109,8 +125,11 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		r.SourceRSCPUSeconds = float64(cpu1.RegionServerCPUNanos-cpu0.RegionServerCPUNanos) / 1e9
 		r.HarnessCPUSeconds = float64(cpu1.ProcessCPUNanos-cpu0.ProcessCPUNanos) / 1e9
 	}
+	if tcpu1, err1 := e.Target.CPU(ctx); tcpuErr == nil && err1 == nil {
+		r.TargetRSCPUSeconds = float64(tcpu1.RegionServerCPUNanos-tcpu0.RegionServerCPUNanos) / 1e9
+	}
 	r.Bytes, r.WorkerPeakRSS, r.Note = c.bytes, c.peakRSS, c.note
-	r.CopySeconds, r.WorkerCPUSeconds = c.copySeconds, c.cpuSeconds
+	r.CopySeconds, r.WorkerCPUSeconds, r.InputBytes = c.copySeconds, c.cpuSeconds, c.inputBytes
 	if c.filesTotal > 0 {
 		r.FilesTotal, r.FilesPruned = c.filesTotal, c.filesPruned
 	}
@@ -118,13 +137,17 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, bandwidth float64
 		r.Error = err.Error()
 		e.Logger.Warn("method failed", "method", m, "err", err)
 	} else if c.scope != nil {
-		n, verr := e.verify(ctx, t, target, c.scope, uint64(m))
+		src := t
+		if c.source != nil {
+			src = c.source
+		}
+		n, verr := e.verify(ctx, src, target, c.scope, uint64(m))
 		r.Verified = n
 		if verr != nil {
 			r.Error = verr.Error()
 		}
 	}
-	if m != RawHDFS {
+	if m != RawHDFS && !m.Verifies() {
 		e.dropTarget(context.WithoutCancel(ctx), target, m, t)
 	}
 	e.Logger.Info("method done", "method", m, "seconds", fmt.Sprintf("%.1f", r.Seconds), "MBps", fmt.Sprintf("%.1f", r.MBps()),
@@ -310,7 +333,7 @@ func (e *Env) rangecopy(ctx context.Context, t *Table, target string, m Method, 
 	if jerr := json.Unmarshal(bytes.TrimSpace(p.Stdout), &rep); jerr != nil && err == nil {
 		err = fmt.Errorf("rangecopy: decode the --json report %q: %w", p.Stdout, jerr)
 	}
-	c.bytes, c.filesPruned, c.copySeconds = rep.BytesRead, rep.FilesPruned, rep.Seconds()
+	c.bytes, c.filesPruned, c.copySeconds, c.inputBytes = rep.BytesRead, rep.FilesPruned, rep.Seconds(), rep.InputBytes
 	c.note = fmt.Sprintf("flags %q; job %.1f s, %d tasks, %d files loaded, %d retries", extra, rep.Seconds(), rep.Tasks, rep.FilesLoaded, rep.LoadRetries)
 	if rep.ProtectSource != "" {
 		c.note += fmt.Sprintf("; throttle: idle p99 %.1f ms, target %.1f ms, last p99 %.1f ms of %d probes (%d failed), rate %.1f MB/s, %d cuts",

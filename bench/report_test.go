@@ -66,6 +66,15 @@ func TestAims(t *testing.T) {
 		{"relocation window, 1% new, warm server", Missed, 2.5},
 		{"server GET /jobs/{id} p99, 50 clients, 1,000 jobs", Missed, 60},
 		{"server peak RSS meanwhile (no embedded workers)", Met, 60 << 20},
+		// Measured in TestThrottleAndVerifyAims: this run has neither the
+		// adaptive throttle nor the verifiers.
+		{"--protect-source 2x: source Get p99 vs idle", NotMeasured, 0},
+		{"--protect-source 2x: rate vs the unthrottled copy", NotMeasured, 0},
+		{"rangecopy verify vs HashTable + SyncTable --dryrun (wall time)", NotMeasured, 0},
+		{"region-server CPU (source + target) during verify vs during HashTable + SyncTable", NotMeasured, 0},
+		{"rangecopy verify peak RSS vs a worker's default memory budget", NotMeasured, 0},
+		{"rangecopy, 30 files a store: peak RSS vs the default 512 MiB budget", NotMeasured, 0},
+		{"read amplification (bytes read / the plan's input), worst rangecopy copy", NotMeasured, 0},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d aims, want %d", len(got), len(want))

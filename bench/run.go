@@ -32,39 +32,68 @@ const (
 	// copy, one window with no new data, then one after 1% new rows were written. It adds
 	// rows to the source table, so it runs last.
 	ServerWindow
+	// RangecopyBandwidthQuarter and RangecopyBandwidthThreeQuarters are
+	// the whole-table copy under a fixed --bandwidth of a quarter and
+	// three quarters of the unthrottled rate: with RangecopyBandwidth
+	// (half), they draw the curve of source Get p99 against throughput
+	// that the adaptive throttle (RangecopyProtect) is judged against.
+	RangecopyBandwidthQuarter
+	RangecopyBandwidthThreeQuarters
+	// VerifyWhole is rangecopy verify of the whole table against a copy of
+	// it made (untimed) before; HashSync is HBase's HashTable of the
+	// source then SyncTable --dryrun against the same copy (local
+	// MapReduce in the harness JVM). Neither copies: they are the run's
+	// verification section.
+	VerifyWhole
+	HashSync
+	// RangecopyManyFiles copies a table of its own (an eighth of the run's
+	// size, compaction off, written in 30 flushes over every region's
+	// rows, so each store holds 30 files overlapping in rows and time):
+	// the memory budget's and the read bound's case.
+	RangecopyManyFiles
 )
 
 // Methods lists every method in run order.
-var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyProtect, RangecopyServerIncremental, ServerAPI, ServerWindow}
+var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyBandwidthQuarter, RangecopyBandwidthThreeQuarters, RangecopyProtect, RangecopyServerIncremental, ServerAPI, VerifyWhole, HashSync, RangecopyManyFiles, ServerWindow}
 
 var methodNames = map[Method]string{
-	RawHDFS:                    "raw-hdfs",
-	ExportSnapshot:             "exportsnapshot",
-	CopyTable:                  "copytable",
-	ScanPut:                    "scan-put",
-	RangecopyFull:              "rangecopy",
-	RangecopyRange:             "rangecopy-range10",
-	RangecopyIncremental:       "rangecopy-newest1",
-	RangecopyBandwidth:         "rangecopy-bandwidth",
-	RangecopyProtect:           "rangecopy-protect",
-	RangecopyServerIncremental: "server-newest-1pct",
-	ServerAPI:                  "server-api",
-	ServerWindow:               "server-window-1pct",
+	RawHDFS:                         "raw-hdfs",
+	ExportSnapshot:                  "exportsnapshot",
+	CopyTable:                       "copytable",
+	ScanPut:                         "scan-put",
+	RangecopyFull:                   "rangecopy",
+	RangecopyRange:                  "rangecopy-range10",
+	RangecopyIncremental:            "rangecopy-newest1",
+	RangecopyBandwidth:              "rangecopy-bandwidth",
+	RangecopyProtect:                "rangecopy-protect",
+	RangecopyServerIncremental:      "server-newest-1pct",
+	ServerAPI:                       "server-api",
+	ServerWindow:                    "server-window-1pct",
+	RangecopyBandwidthQuarter:       "rangecopy-bw25",
+	RangecopyBandwidthThreeQuarters: "rangecopy-bw75",
+	VerifyWhole:                     "rangecopy-verify",
+	HashSync:                        "hashtable-synctable",
+	RangecopyManyFiles:              "rangecopy-manyfiles",
 }
 
 var methodTitles = map[Method]string{
-	RawHDFS:                    "raw HDFS copy (limit)",
-	ExportSnapshot:             "ExportSnapshot + clone",
-	CopyTable:                  "CopyTable",
-	ScanPut:                    "scan+put (our client)",
-	RangecopyFull:              "rangecopy, whole table",
-	RangecopyRange:             "rangecopy, 10% key range",
-	RangecopyIncremental:       "rangecopy, newest 1% by time",
-	RangecopyBandwidth:         "rangecopy, --bandwidth half",
-	RangecopyProtect:           "rangecopy, --protect-source 2x",
-	RangecopyServerIncremental: "newest 1% via the server",
-	ServerAPI:                  "server API under load",
-	ServerWindow:               "relocation window, 1% new, warm server",
+	RawHDFS:                         "raw HDFS copy (limit)",
+	ExportSnapshot:                  "ExportSnapshot + clone",
+	CopyTable:                       "CopyTable",
+	ScanPut:                         "scan+put (our client)",
+	RangecopyFull:                   "rangecopy, whole table",
+	RangecopyRange:                  "rangecopy, 10% key range",
+	RangecopyIncremental:            "rangecopy, newest 1% by time",
+	RangecopyBandwidth:              "rangecopy, --bandwidth half",
+	RangecopyProtect:                "rangecopy, --protect-source 2x",
+	RangecopyServerIncremental:      "newest 1% via the server",
+	ServerAPI:                       "server API under load",
+	ServerWindow:                    "relocation window, 1% new, warm server",
+	RangecopyBandwidthQuarter:       "rangecopy, --bandwidth quarter",
+	RangecopyBandwidthThreeQuarters: "rangecopy, --bandwidth three quarters",
+	VerifyWhole:                     "rangecopy verify, whole table",
+	HashSync:                        "HashTable + SyncTable --dryrun",
+	RangecopyManyFiles:              "rangecopy, 30 files a store",
 }
 
 // String returns the method's short name, as flags and JSON spell it.
@@ -110,7 +139,33 @@ func (m *Method) UnmarshalText(b []byte) error {
 // comparable by wall time with the others that do).
 func (m Method) WholeTable() bool {
 	return m != RangecopyRange && m != RangecopyIncremental && m != RangecopyServerIncremental && m != ServerAPI &&
-		m != ServerWindow
+		m != ServerWindow && m != RangecopyManyFiles && !m.Verifies()
+}
+
+// Verifies reports whether the method compares tables instead of copying.
+func (m Method) Verifies() bool { return m == VerifyWhole || m == HashSync }
+
+// Rangecopy reports whether the method is one of rangecopy's.
+func (m Method) Rangecopy() bool {
+	switch m {
+	case RawHDFS, ExportSnapshot, CopyTable, ScanPut, HashSync:
+		return false
+	}
+	return true
+}
+
+// BandwidthShare is the share of the unthrottled whole-table rate a fixed
+// --bandwidth method runs at; 0 for the others.
+func (m Method) BandwidthShare() float64 {
+	switch m {
+	case RangecopyBandwidthQuarter:
+		return 0.25
+	case RangecopyBandwidth:
+		return 0.5
+	case RangecopyBandwidthThreeQuarters:
+		return 0.75
+	}
+	return 0
 }
 
 // Result is what one method measured.
@@ -136,6 +191,8 @@ type Result struct {
 	// whole harness JVM.
 	SourceRSCPUSeconds float64 `json:"sourceRsCpuSeconds"`
 	HarnessCPUSeconds  float64 `json:"harnessCpuSeconds"`
+	// TargetRSCPUSeconds is the same of the target's region servers.
+	TargetRSCPUSeconds float64 `json:"targetRsCpuSeconds"`
 	// Latency is the steady Get workload on the source during the copy.
 	Latency Latency `json:"latency"`
 	// FilesTotal, FilesPruned: the snapshot's input files in the copy's
@@ -143,6 +200,9 @@ type Result struct {
 	// -1 when not applicable).
 	FilesTotal  int `json:"filesTotal"`
 	FilesPruned int `json:"filesPruned"`
+	// InputBytes is the plan's estimate of the input in range (rangecopy's
+	// report), 0 for the others: Bytes over it is the read amplification.
+	InputBytes int64 `json:"inputBytes,omitempty"`
 	// CopySeconds is the copy job's own time as rangecopy reports it
 	// (snapshot to final load; without process start), 0 for the others.
 	CopySeconds float64 `json:"copySeconds,omitempty"`
@@ -218,8 +278,11 @@ type Run struct {
 	// Workers is the parallelism every method was given.
 	Workers int `json:"workers"`
 	// Idle is the Get workload with nothing copying.
-	Idle    Latency  `json:"idle"`
-	Results []Result `json:"results"`
+	Idle Latency `json:"idle"`
+	// IdleSourceRSCPU is the source region servers' CPU seconds per
+	// second meanwhile: what serving the Get workload alone costs them.
+	IdleSourceRSCPU float64  `json:"idleSourceRsCpuPerSecond"`
+	Results         []Result `json:"results"`
 	// API is the server API measurement (method server-api), when run.
 	API *APIResult `json:"api,omitempty"`
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,7 +34,7 @@ type Options struct {
 
 // runOrder is the order methods run in: the bandwidth-limited copy needs the
 // whole-table rate first.
-var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyServerIncremental, RangecopyBandwidth, RangecopyProtect, ServerAPI, ExportSnapshot, CopyTable, ScanPut, ServerWindow}
+var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyServerIncremental, RangecopyBandwidthQuarter, RangecopyBandwidth, RangecopyBandwidthThreeQuarters, RangecopyProtect, ServerAPI, ExportSnapshot, CopyTable, ScanPut, VerifyWhole, HashSync, RangecopyManyFiles, ServerWindow}
 
 // RunAll loads the table, measures the idle Get workload, then every method,
 // and returns the run, results in Methods order. A method that fails is a
@@ -60,8 +61,14 @@ func (e *Env) RunAll(ctx context.Context, o Options) (*Run, error) {
 	r.Data = t.Dataset
 	e.Logger.Info("table ready", "files", t.Files, "bytes", t.Bytes, "load_seconds", int(t.LoadSeconds))
 	e.Logger.Info("idle Get baseline", "seconds", o.Idle.Seconds(), "rate", e.GetRate)
+	cpu0, err0 := e.Source.CPU(ctx)
+	idleStart := time.Now()
 	r.Idle = e.Idle(ctx, t, o.Idle)
-	var bandwidth float64
+	if cpu1, err1 := e.Source.CPU(ctx); err0 == nil && err1 == nil {
+		r.IdleSourceRSCPU = float64(cpu1.RegionServerCPUNanos-cpu0.RegionServerCPUNanos) / 1e9 / time.Since(idleStart).Seconds()
+	}
+	var fullRate float64
+	var copyErr error
 	for _, m := range runOrder {
 		if !slices.Contains(o.Methods, m) {
 			continue
@@ -74,9 +81,40 @@ func (e *Env) RunAll(ctx context.Context, o Options) (*Run, error) {
 			r.API = &api
 			continue
 		}
-		res := e.Measure(ctx, t, m, bandwidth)
+		if m.Verifies() && e.verifyTarget == "" && copyErr == nil {
+			// Both verifiers compare the source with one copy of it,
+			// made here, outside any measured span.
+			e.verifyTarget, copyErr = e.copyForVerify(ctx, t)
+			if e.verifyTarget != "" {
+				defer e.dropTarget(context.WithoutCancel(ctx), e.verifyTarget, VerifyWhole, t)
+			}
+		}
+		var manyErr error
+		if m == RangecopyManyFiles {
+			if e.manyTable, manyErr = e.loadManyFiles(ctx, t); e.manyTable != nil {
+				many := e.manyTable
+				defer func() {
+					ctx := context.WithoutCancel(ctx)
+					if err := e.Release(ctx, many); err != nil {
+						e.Logger.Warn("release the many-files table's snapshot", "err", err)
+					}
+					if err := e.Source.DeleteTable(ctx, many.Table); err != nil {
+						e.Logger.Warn("drop the many-files table", "table", many.Table, "err", err)
+					}
+				}()
+			}
+		}
+		var res Result
+		switch {
+		case manyErr != nil:
+			res = Result{Method: m, Scope: "a table of its own, 30 files a store", FilesTotal: -1, FilesPruned: -1, Error: manyErr.Error()}
+		case m.Verifies() && copyErr != nil:
+			res = Result{Method: m, Scope: "whole table", FilesTotal: -1, FilesPruned: -1, Error: fmt.Sprintf("the copy to verify against failed: %v", copyErr)}
+		default:
+			res = e.Measure(ctx, t, m, fullRate)
+		}
 		if m == RangecopyFull && res.Error == "" && res.CopySeconds > 0 {
-			bandwidth = float64(res.Bytes) / res.CopySeconds / 2
+			fullRate = float64(res.Bytes) / res.CopySeconds
 		}
 		r.Results = append(r.Results, res)
 	}
@@ -133,8 +171,10 @@ func ParseMethods(s string) ([]Method, error) {
 			out = append(out, m)
 		}
 	}
-	if slices.Contains(out, RangecopyBandwidth) && !slices.Contains(out, RangecopyFull) {
-		return nil, fmt.Errorf("method %s needs %s (it runs at half that rate)", RangecopyBandwidth, RangecopyFull)
+	for _, m := range out {
+		if m.BandwidthShare() > 0 && !slices.Contains(out, RangecopyFull) {
+			return nil, fmt.Errorf("method %s needs %s (it runs at %.0f%% of that rate)", m, RangecopyFull, m.BandwidthShare()*100)
+		}
 	}
 	return out, nil
 }
@@ -155,6 +195,13 @@ func WriteOutputs(r *Run, dir, doc string) (string, error) {
 	if err := writeFile(pngPath, func(f *os.File) error { return WriteChart(f, r) }); err != nil {
 		return "", err
 	}
+	curvePath := filepath.Join(dir, stamp+"-throttle.png")
+	if err := writeFile(curvePath, func(f *os.File) error { return WriteThrottleChart(f, r) }); errors.Is(err, ErrNoCurve) {
+		os.Remove(curvePath)
+		curvePath = ""
+	} else if err != nil {
+		return "", err
+	}
 	if doc == "" {
 		return jsonPath, nil
 	}
@@ -168,6 +215,11 @@ func WriteOutputs(r *Run, dir, doc string) (string, error) {
 		return "", fmt.Errorf("read %s: %w", doc, err)
 	}
 	gen := Markdown(r, filepath.ToSlash(relJSON), filepath.ToSlash(relPNG)) + fmt.Sprintf("\n![throughput and p99 per method](%s)\n", filepath.ToSlash(relPNG))
+	if curvePath != "" {
+		if rel, err := filepath.Rel(filepath.Dir(doc), curvePath); err == nil {
+			gen += fmt.Sprintf("\n![source Get p99 against copy rate: fixed limits and the adaptive throttle](%s)\n", filepath.ToSlash(rel))
+		}
+	}
 	updated, err := UpdateDoc(string(old), gen)
 	if err != nil {
 		return "", fmt.Errorf("update %s: %w", doc, err)

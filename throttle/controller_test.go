@@ -1,6 +1,8 @@
 package throttle
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -215,5 +217,43 @@ func TestNewControllerRefuses(t *testing.T) {
 		if _, err := NewController(cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
+	}
+}
+
+func TestKeyIn(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		start, end []byte
+		narrow     bool // the same first 8 bytes: only start can be drawn
+	}{
+		{nil, nil, false},
+		{nil, []byte("m"), false},
+		{[]byte("m"), nil, false},
+		{[]byte("row-0100"), []byte("row-0200"), false},
+		{[]byte("a\x00\x00\x00\x00\x00\x00\x00\x01"), []byte("a\x00\x00\x00\x00\x00\x00\x00\x02"), true},
+		{[]byte("\xff\xff\xff\xff\xff\xff\xff\xff\x01"), nil, true},
+	} {
+		seen := map[string]bool{}
+		for range 200 {
+			k := KeyIn(c.start, c.end, r)
+			if bytes.Compare(k, c.start) < 0 || len(c.end) > 0 && bytes.Compare(k, c.end) >= 0 {
+				t.Fatalf("KeyIn(%q, %q) = %q: outside the range", c.start, c.end, k)
+			}
+			seen[string(k)] = true
+		}
+		if !c.narrow && len(seen) < 150 {
+			t.Errorf("KeyIn(%q, %q): %d distinct keys of 200; want them spread", c.start, c.end, len(seen))
+		}
+		if c.narrow && (len(seen) != 1 || !seen[string(c.start)]) {
+			t.Errorf("KeyIn(%q, %q) drew %d keys; want only the start", c.start, c.end, len(seen))
+		}
+	}
+}
+
+func TestByServer(t *testing.T) {
+	pts := []Point{{Server: "b", Region: "1"}, {Server: "a", Region: "2"}, {Server: "b", Region: "3"}}
+	got := byServer(pts)
+	if len(got) != 2 || len(got[0]) != 2 || got[0][0].Region != "1" || got[0][1].Region != "3" || len(got[1]) != 1 || got[1][0].Region != "2" {
+		t.Fatalf("byServer = %+v", got)
 	}
 }

@@ -51,8 +51,8 @@ func TestProbeReachesEveryRegionServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(points) != len(servers) {
-		t.Fatalf("points %+v; want one on each of %v", points, servers)
+	if len(points) != len(regions) || len(byServer(points)) != len(servers) {
+		t.Fatalf("points %+v; want one a region (%d) on each of %v", points, len(regions), servers)
 	}
 	for _, p := range points {
 		if !servers[p.Server] {

@@ -1,10 +1,13 @@
 package throttle
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -18,46 +21,91 @@ const (
 	DefaultRefresh      = 30 * time.Second
 )
 
-// Point is what one probe reads: a row of a region on a server.
+// Point is where probes read: a region on a server.
 type Point struct {
 	// Server is the region server that held the region when the points were
 	// listed ("host:port").
 	Server string
 	// Region names the region; Row is its first row (or its start key when
-	// the region is empty).
-	Region string
-	Row    []byte
+	// the region is empty); Start and End are its keys (End empty: the
+	// table's end).
+	Region     string
+	Row        []byte
+	Start, End []byte
 }
 
-// Points lists one probe point per region server of table: the first row
-// of the first region (in key order) each server holds, found with a
-// one-row scan. Regions without a server (in transition) are left out.
+// Points lists one probe point per region of table that has a server,
+// in key order, each with its first row found with a one-row scan.
+// Regions without a server (in transition) are left out.
 func Points(ctx context.Context, c *hbase.Client, table string) ([]Point, error) {
 	regions, err := c.Regions(ctx, table)
 	if err != nil {
 		return nil, fmt.Errorf("throttle: list the regions of %s: %w", table, err)
 	}
-	seen := map[string]bool{}
 	var out []Point
 	for _, r := range regions {
 		if r.Server.IsZero() || r.Offline {
 			continue
 		}
 		srv := r.Server.Addr()
-		if seen[srv] {
-			continue
-		}
-		seen[srv] = true
 		row, err := firstRow(ctx, c, table, r)
 		if err != nil {
 			return nil, fmt.Errorf("throttle: first row of region %s on %s: %w", r, srv, err)
 		}
-		out = append(out, Point{Server: srv, Region: r.String(), Row: row})
+		out = append(out, Point{Server: srv, Region: r.String(), Row: row, Start: r.StartKey, End: r.EndKey})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("throttle: no region of %s has a server", table)
 	}
 	return out, nil
+}
+
+// byServer groups points by server, the servers in the order their first
+// point comes. Pure.
+func byServer(points []Point) [][]Point {
+	var out [][]Point
+	at := map[string]int{}
+	for _, p := range points {
+		i, ok := at[p.Server]
+		if !ok {
+			i = len(out)
+			at[p.Server] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], p)
+	}
+	return out
+}
+
+// KeyIn returns a key drawn uniformly (by its first 8 bytes, big-endian)
+// from [start, end), an empty end being the table's end: where a probe
+// starts reading. It never returns a key below start or at or past a
+// non-empty end. Pure but for r.
+func KeyIn(start, end []byte, r *rand.Rand) []byte {
+	lo := prefix64(start)
+	hi := uint64(1<<64 - 1)
+	if len(end) > 0 {
+		hi = prefix64(end)
+	}
+	k := lo
+	if hi > lo {
+		k = lo + r.Uint64N(hi-lo)
+	}
+	key := binary.BigEndian.AppendUint64(nil, k)
+	if bytes.Compare(key, start) < 0 {
+		key = bytes.Clone(start)
+	}
+	if len(end) > 0 && bytes.Compare(key, end) >= 0 {
+		key = bytes.Clone(start)
+	}
+	return key
+}
+
+// prefix64 is the first 8 bytes of key as a big-endian number, zero-padded.
+func prefix64(key []byte) uint64 {
+	var b [8]byte
+	copy(b[:], key)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // firstRow is the region's first row; its start key (or "\x00" for the
@@ -84,8 +132,13 @@ type Probe struct {
 	Point Point
 }
 
-// Prober sends small Gets to the source table, a few a second in total, in
-// turn to each region server's point, each bounded by a timeout.
+// Prober reads small amounts of the source table, a few times a second in
+// total, in turn on each region server, each read bounded by a timeout.
+// A probe reads the first row at or after a random key of a random region
+// of the server, with the block cache bypassed, so that it measures what a
+// read the cache cannot serve costs the server now (its disks and
+// DataNodes, which the copy's reads compete for), not a cached row's
+// round trip.
 type Prober struct {
 	// Client reaches the source cluster; Table is the table probed.
 	Client *hbase.Client
@@ -129,6 +182,8 @@ func (p *Prober) Run(ctx context.Context, out func(Probe)) error {
 		return err
 	}
 	listed := time.Now()
+	servers := byServer(points)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	every := time.Duration(float64(time.Second) / p.Rate)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -143,14 +198,15 @@ func (p *Prober) Run(ctx context.Context, out func(Probe)) error {
 			fresh, err := Points(lctx, p.Client, p.Table)
 			cancel()
 			if err == nil {
-				points = fresh
+				servers = byServer(fresh)
 			} else if ctx.Err() == nil {
 				log.Warn("list probe points again; keeping the old ones", "table", p.Table, "err", err)
 			}
 			listed = time.Now()
 		}
-		pt := points[i%len(points)]
-		pr := p.probe(ctx, pt)
+		on := servers[i%len(servers)]
+		pt := on[rng.IntN(len(on))]
+		pr := p.probe(ctx, pt, KeyIn(pt.Start, pt.End, rng))
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -158,13 +214,19 @@ func (p *Prober) Run(ctx context.Context, out func(Probe)) error {
 	}
 }
 
-// probe sends one Get.
-func (p *Prober) probe(ctx context.Context, pt Point) Probe {
+// probe reads the first row at or after key in pt's region (one small
+// scan, blocks not cached) and times it up to that row.
+func (p *Prober) probe(ctx context.Context, pt Point, key []byte) Probe {
 	gctx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
 	start := time.Now()
-	_, err := p.Client.Get(gctx, p.Table, hbase.Get{Row: pt.Row})
+	sc := p.Client.Scan(p.Table, hbase.Scan{StartRow: key, StopRow: pt.End, Caching: 1, MaxResultSize: 64 << 10, NoCacheBlocks: true})
+	sc.Next(gctx)
+	err := sc.Err()
 	took := time.Since(start)
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), p.Timeout)
+	sc.Close(cctx)
+	ccancel()
 	pr := Probe{Sample: Sample{At: start, Latency: took}, Point: pt}
 	if err != nil {
 		pr.Err, pr.Latency = true, max(took, p.Timeout)

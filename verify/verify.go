@@ -212,30 +212,49 @@ func openSides(ctx context.Context, o Options, names [2]string, pin bool, limite
 			c()
 		}
 	}
-	var sides []*side
+	// Both sides are reached and pinned at once: each waits on its own
+	// cluster (a flush and a snapshot), nothing on the other.
 	cfgs := []cluster.Config{o.Source, o.Target}
 	tables := []string{o.Table, o.TargetTable}
+	opened := make([]*side, 2)
+	closeFns := make([]func(), 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
 	for i, name := range []string{"source", "target"} {
-		c, closeFn, err := open(ctx, name, cfgs[i], o)
-		if err != nil {
-			return sides, nil, closeAll, err
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, closeFn, err := open(ctx, name, cfgs[i], o)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			closeFns[i] = closeFn
+			s := &side{name: name, table: tables[i], fs: worker.ArchiveFallback{Reader: c.fs, RootDir: cfgs[i].RootDir}, limiter: limiter, read: read, conn: c, snapshot: names[i]}
+			if pin {
+				// Returned even when the pin fails, for the caller to release what it took.
+				opened[i] = s
+				s.pinned, err = snapshot.Pin(ctx, c.hb, c.fs, cfgs[i].RootDir, s.table, names[i], snapshot.Options{Logger: o.Logger})
+			} else if s.pinned, err = snapshot.Read(ctx, c.fs, cfgs[i].RootDir, names[i], snapshot.Options{Logger: o.Logger}); err == nil {
+				opened[i] = s
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("verify: pin the %s table: %w", s.name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	var sides []*side
+	for i := range opened {
+		if closeFns[i] != nil {
+			closers = append(closers, closeFns[i])
 		}
-		closers = append(closers, closeFn)
-		s := &side{name: name, table: tables[i], fs: worker.ArchiveFallback{Reader: c.fs, RootDir: cfgs[i].RootDir}, limiter: limiter, read: read, conn: c, snapshot: names[i]}
-		var p *snapshot.Pinned
-		if pin {
-			p, err = snapshot.Pin(ctx, c.hb, c.fs, cfgs[i].RootDir, s.table, names[i], snapshot.Options{Logger: o.Logger})
-			sides = append(sides, s)
-		} else {
-			p, err = snapshot.Read(ctx, c.fs, cfgs[i].RootDir, names[i], snapshot.Options{Logger: o.Logger})
+		if opened[i] != nil {
+			sides = append(sides, opened[i])
 		}
-		if err != nil {
-			return sides, nil, closeAll, fmt.Errorf("verify: pin the %s table: %w", s.name, err)
-		}
-		s.pinned = p
-		if !pin {
-			sides = append(sides, s)
-		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return sides, nil, closeAll, err
 	}
 	now := o.Now
 	if now.IsZero() {
@@ -266,11 +285,17 @@ func openSides(ctx context.Context, o Options, names [2]string, pin bool, limite
 // releaseSides releases the snapshots of the sides pinned, logging what
 // could not be released.
 func releaseSides(ctx context.Context, o Options, sides []*side) {
+	var wg sync.WaitGroup
 	for _, s := range sides {
-		if err := snapshot.Release(ctx, s.conn.hb, s.snapshot); err != nil {
-			o.Logger.Warn("verify: snapshot not released", "cluster", s.name, "snapshot", s.snapshot, "err", err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := snapshot.Release(ctx, s.conn.hb, s.snapshot); err != nil {
+				o.Logger.Warn("verify: snapshot not released", "cluster", s.name, "snapshot", s.snapshot, "err", err)
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 // compare fills rep from both sides' hashes of batches: the counts, the

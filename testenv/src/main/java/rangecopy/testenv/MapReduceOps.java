@@ -1,6 +1,7 @@
 package rangecopy.testenv;
 
 import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,16 +49,30 @@ final class MapReduceOps {
       throw new BadRequest("unknown sourceCluster \"" + sourceName + "\"; known: " + clusters.keySet());
     }
     List<String> args = req.strings("args");
-    String[] argv = new String[args.size() + 1];
-    argv[0] = "--sourcezkcluster=" + ZKConfig.getZooKeeperClusterKey(source.configuration());
-    for (int i = 0; i < args.size(); i++) {
-      argv[i + 1] = args.get(i);
+    // Hadoop's generic options (-D k=v) are parsed only before the first
+    // tool option, so the ones given lead and --sourcezkcluster follows.
+    List<String> argv = new ArrayList<>();
+    int i = 0;
+    while (i < args.size()) {
+      String a = args.get(i);
+      if (a.equals("-D") && i + 1 < args.size()) {
+        argv.add(a);
+        argv.add(args.get(i + 1));
+        i += 2;
+      } else if (a.startsWith("-D") && a.length() > 2) {
+        argv.add(a);
+        i++;
+      } else {
+        break;
+      }
     }
+    argv.add("--sourcezkcluster=" + ZKConfig.getZooKeeperClusterKey(source.configuration()));
+    argv.addAll(args.subList(i, args.size()));
     Configuration conf = new Configuration(c.configuration());
     SyncTable tool = new SyncTable(conf);
     int exit;
     synchronized (MapReduceOps.class) {
-      exit = ToolRunner.run(conf, tool, argv);
+      exit = ToolRunner.run(conf, tool, argv.toArray(new String[0]));
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("exitCode", exit);
