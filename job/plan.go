@@ -245,6 +245,8 @@ func Make(spec Spec, regions []Region, files []StoreFile, opts PlanOptions) (Pla
 				// which overlaps its rows: the task owns them.
 				if len(in) > 0 {
 					t.Files = in
+				} else if opts.SkipEmpty {
+					continue
 				}
 				p.Tasks = append(p.Tasks, t)
 				p.Bytes += t.Bytes
