@@ -352,6 +352,18 @@ func (a *api) registerJobs() {
 // listJobs reads a page of jobs from the catalog, each with its live state from the
 // registry, and the cursor of the next page.
 func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, string, error) {
+	// The catalog follows the registry a reconcile behind: a job it still holds open may be
+	// in a wanted state already (done, say), and one it holds in a wanted state may have
+	// moved on. So the open ones are read too, and every job is kept by its state now.
+	want := f.States
+	if len(want) > 0 {
+		f.States = slices.Clone(want)
+		for _, s := range openJobStates() {
+			if !slices.Contains(f.States, s) {
+				f.States = append(f.States, s)
+			}
+		}
+	}
 	page, err := a.s.cat.ListJobs(ctx, f)
 	if err != nil {
 		if errors.Is(err, catalog.ErrInvalid) {
@@ -369,9 +381,18 @@ func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, stri
 				return nil, "", a.problem(err, "job "+row.ID)
 			}
 		}
-		jobs = append(jobs, view(row, l, now))
+		v := view(row, l, now)
+		if len(want) > 0 && !slices.Contains(want, catalog.JobState(v.State)) {
+			continue
+		}
+		jobs = append(jobs, v)
 	}
 	return jobs, page.Next, nil
+}
+
+// openJobStates are the catalog's states of a job that has not ended.
+func openJobStates() []catalog.JobState {
+	return []catalog.JobState{catalog.JobPending, catalog.JobPlanning, catalog.JobRunning, catalog.JobPaused, catalog.JobCancelling}
 }
 
 // controlSummary is the summary of an action's operation.
