@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -188,10 +189,13 @@ func (r *Registry) WatchAllJobs(ctx context.Context) (<-chan struct{}, error) {
 	go func() {
 		defer close(out)
 		subs := map[string]context.CancelFunc{}
+		// The forwarders notify on out: every one has returned before it is closed.
+		var forwarders sync.WaitGroup
 		defer func() {
 			for _, cancel := range subs {
 				cancel()
 			}
+			forwarders.Wait()
 		}()
 		for ctx.Err() == nil && !isClosed(r.closed) {
 			var ids []string
@@ -224,7 +228,11 @@ func (r *Registry) WatchAllJobs(ctx context.Context) (<-chan struct{}, error) {
 				if _, ok := subs[id]; !ok {
 					jctx, cancel := context.WithCancel(ctx)
 					subs[id] = cancel
-					go r.forwardJob(jctx, id, notify)
+					forwarders.Add(1)
+					go func() {
+						defer forwarders.Done()
+						r.forwardJob(jctx, id, notify)
+					}()
 					changed = true
 				}
 			}

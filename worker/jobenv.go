@@ -84,10 +84,12 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 	if user == "" {
 		user = hbase.DefaultUser()
 	}
-	e = &JobEnv{}
+	// env, not e: a return of (nil, err) sets e to nil before this deferred close runs.
+	env := &JobEnv{}
+	e = env
 	defer func() {
 		if err != nil {
-			e.Close(context.WithoutCancel(ctx))
+			env.Close(context.WithoutCancel(ctx))
 		}
 	}()
 	if c.Source == nil || c.Target == nil || c.SourceFS == nil || c.TargetFS == nil {
