@@ -201,6 +201,14 @@ func (s *Server) lead(ctx context.Context) {
 		s.adoptVerifications(ctx, false)
 		select {
 		case <-ctx.Done():
+			// One last look as the term ends (the server stops, say): a job that ended
+			// since the last look is recorded so, not left running in the catalog for
+			// the next leader. What it writes follows the registry, as any leader's would.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			if err := s.reconcile(fctx); err != nil {
+				s.cfg.Logger.Warn("reconcile catalog and registry as the term ends", "err", err)
+			}
+			cancel()
 			return
 		case <-t.C:
 		}
