@@ -168,13 +168,22 @@ func (e *Env) LoadTable(ctx context.Context, table string, rows int64, reuse boo
 		}
 		d.LoadSeconds = time.Since(start).Seconds()
 	}
-	t := &Table{Dataset: d, Snapshot: e.Prefix + "_raw"}
-	e.SourceClient.DeleteSnapshot(ctx, t.Snapshot)
-	p, err := snapshot.Pin(ctx, e.SourceClient, e.SourceFS, e.Source.RootDirPath(), table, t.Snapshot, snapshot.Options{})
+	e.SourceClient.DeleteSnapshot(ctx, e.Prefix+"_raw")
+	t, err := e.pinTable(ctx, d, e.Prefix+"_raw")
 	if err != nil {
 		return nil, fmt.Errorf("load table %s: %w", table, err)
 	}
-	t.Pinned = p
+	return t, nil
+}
+
+// pinTable pins the source table of d with the snapshot name and returns it
+// with its files counted and sized.
+func (e *Env) pinTable(ctx context.Context, d Dataset, name string) (*Table, error) {
+	p, err := snapshot.Pin(ctx, e.SourceClient, e.SourceFS, e.Source.RootDirPath(), d.Table, name, snapshot.Options{})
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Dataset: d, Snapshot: name, Pinned: p}
 	for _, f := range p.Files {
 		t.Files++
 		t.Bytes += f.Size

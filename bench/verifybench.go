@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"rangecopy/snapshot"
 	"rangecopy/testenv"
 	"rangecopy/verify"
 )
@@ -126,15 +125,9 @@ func (e *Env) loadManyFiles(ctx context.Context, t *Table) (*Table, error) {
 		}
 	}
 	d.LoadSeconds = time.Since(start).Seconds()
-	many := &Table{Dataset: d, Snapshot: e.Prefix + "_many_raw"}
-	p, err := snapshot.Pin(ctx, e.SourceClient, e.SourceFS, e.Source.RootDirPath(), name, many.Snapshot, snapshot.Options{})
+	many, err := e.pinTable(ctx, d, e.Prefix+"_many_raw")
 	if err != nil {
 		return nil, fmt.Errorf("many-files table %s: %w", name, err)
-	}
-	many.Pinned = p
-	for _, f := range p.Files {
-		many.Files++
-		many.Bytes += f.Size
 	}
 	return many, nil
 }
