@@ -61,6 +61,9 @@ type Verification struct {
 	Only []KeyRange `json:"only,omitempty"`
 	// KeepSnapshots keeps both snapshots when the verification ends.
 	KeepSnapshots bool `json:"keepSnapshots,omitempty"`
+	// ReadAll hashes every batch from the HFiles, even those whose store
+	// files the file checksums show to be the same on both sides.
+	ReadAll bool `json:"readAll,omitempty"`
 }
 
 // RunOptions are the settings of a job that every process serving it follows.

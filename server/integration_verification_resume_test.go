@@ -30,8 +30,9 @@ func TestServerVerificationResumesAfterRestart(t *testing.T) {
 	a.decode(t, &j)
 	r.waitJob(j.ID, 3*time.Minute, "done", func(v JobOut) bool { return v.State == "done" })
 
-	// Slow enough to stop part way: a few KiB of HFiles a second, both sides together.
-	v := r.createVerification(map[string]any{"source": "src", "target": "dst", "table": table, "mode": "raw", "bandwidth": "24KiB/s"})
+	// Slow enough to stop part way: a few KiB of HFiles a second, both sides together;
+	// every batch read (the copy's files are the source's, which checksums would prove).
+	v := r.createVerification(map[string]any{"source": "src", "target": "dst", "table": table, "mode": "raw", "bandwidth": "24KiB/s", "readAll": true})
 	job, snapshot, done := waitVerifyUnits(t, r, 1, 3*time.Minute)
 	r.stop()
 	t.Logf("stopped with %d of the units of job %s done", done, job)

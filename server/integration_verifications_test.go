@@ -97,7 +97,15 @@ func TestServerVerifications(t *testing.T) {
 	r.waitJob(j.ID, 3*time.Minute, "done", func(v JobOut) bool { return v.State == "done" })
 	cells := copytest.AssertSame(t, env, table, table, nil, nil)
 
-	first := r.createVerification(map[string]any{"source": "src", "target": "dst", "table": table, "mode": "raw"})
+	// The copy cut at the source's regions copied whole the files apart in
+	// time: their batches match by the files' checksums, unread (readAll
+	// below reads every one).
+	proven := r.createVerification(map[string]any{"source": "src", "target": "dst", "table": table})
+	pv := r.waitVerification(proven.ID, 3*time.Minute)
+	if pv.State != "passed" || pv.Report == nil || pv.Report.Batches == 0 || pv.Report.BatchesProven == 0 || pv.Request.ReadAll {
+		t.Fatalf("verification of the copy by checksums: %+v", pv.Report)
+	}
+	first := r.createVerification(map[string]any{"source": "src", "target": "dst", "table": table, "mode": "raw", "readAll": true})
 	v := r.waitVerification(first.ID, 3*time.Minute)
 	if v.State != "passed" || v.Report == nil || v.FinishedAt == nil || v.Error != "" {
 		t.Fatalf("verification of the copy: %+v", v)
@@ -108,7 +116,8 @@ func TestServerVerifications(t *testing.T) {
 		len(rep.Differences) != 0 || rep.Mode != "raw" || rep.SourceTable != table || rep.BytesRead == 0 {
 		t.Fatalf("report of the copy (%d raw cells each side): %+v", cells, rep)
 	}
-	if v.Request.Mode != "raw" || v.Request.MaxDiffs != 100 || v.Request.Table != table {
+	if v.Request.Mode != "raw" || v.Request.MaxDiffs != 100 || v.Request.Table != table || !v.Request.ReadAll || rep.BatchesProven != 0 ||
+		rep.BytesRead <= pv.Report.BytesRead {
 		t.Errorf("stored request: %+v", v.Request)
 	}
 
@@ -138,7 +147,7 @@ func TestServerVerifications(t *testing.T) {
 	// Newest first, one a page.
 	var ids []string
 	cursor := ""
-	for range 4 {
+	for range 5 {
 		path := APIPrefix + "/verifications?limit=1"
 		if cursor != "" {
 			path += "&cursor=" + cursor
@@ -159,8 +168,8 @@ func TestServerVerifications(t *testing.T) {
 			break
 		}
 	}
-	if len(ids) != 2 || ids[0] != second.ID || ids[1] != first.ID {
-		t.Errorf("listed %v, want [%s %s]", ids, second.ID, first.ID)
+	if len(ids) != 3 || ids[0] != second.ID || ids[1] != first.ID || ids[2] != proven.ID {
+		t.Errorf("listed %v, want [%s %s %s]", ids, second.ID, first.ID, proven.ID)
 	}
 	if a := r.do(r.viewer, http.MethodGet, APIPrefix+"/verifications?cursor=bogus", nil); a.status != http.StatusBadRequest {
 		t.Errorf("a bad cursor: %d %s; want 400", a.status, a.body)

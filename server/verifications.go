@@ -43,6 +43,7 @@ type VerificationRequest struct {
 	Bandwidth   string   `json:"bandwidth,omitempty" maxLength:"64" doc:"read cap of both sides together, e.g. 200MB/s; empty: none"`
 	MaxDiffs    int      `json:"maxDiffs,omitempty" minimum:"1" maximum:"100000" default:"100" doc:"differing cells listed (all are counted)"`
 	Repair      bool     `json:"repair,omitempty" doc:"re-copy the mismatched row ranges (as copy jobs of this server) and verify them again"`
+	ReadAll     bool     `json:"readAll,omitempty" doc:"hash every batch from the HFiles; without it, a batch whose store files are byte-for-byte the same on both sides by their HDFS checksums (as a fast-path copy leaves them) matches unread"`
 }
 
 // CellDifference is one differing cell, its bytes in \xNN form.
@@ -72,6 +73,7 @@ type VerificationReport struct {
 	Batches           int              `json:"batches" doc:"batches hashed on each side"`
 	BatchesMatched    int              `json:"batchesMatched" doc:"batches whose hashes matched"`
 	BatchesMismatched int              `json:"batchesMismatched" doc:"batches whose hashes differed"`
+	BatchesProven     int              `json:"batchesProven,omitempty" doc:"matched batches not read: every store file of theirs the same on both sides by its HDFS checksum (their cells are not counted)"`
 	MismatchedRanges  []verify.Range   `json:"mismatchedRanges" doc:"row ranges of the mismatched batches, adjacent ones joined"`
 	DifferenceCount   int64            `json:"differenceCount" doc:"differing cells, all counted"`
 	Differences       []CellDifference `json:"differences" doc:"the first differing cells (at most maxDiffs)"`
@@ -104,7 +106,7 @@ func reportOf(r verify.Report) (VerificationReport, error) {
 	out := VerificationReport{SourceTable: r.SourceTable, TargetTable: r.TargetTable, Mode: r.Mode.String(),
 		SourceSnapshot: r.SourceSnapshot, TargetSnapshot: r.TargetSnapshot, SourceCells: r.SourceCells, TargetCells: r.TargetCells,
 		SourceRows: r.SourceRows, TargetRows: r.TargetRows, Batches: r.Batches, BatchesMatched: r.BatchesMatched,
-		BatchesMismatched: r.BatchesMismatched, MismatchedRanges: append([]verify.Range{}, r.MismatchedRanges...),
+		BatchesMismatched: r.BatchesMismatched, BatchesProven: r.BatchesProven, MismatchedRanges: append([]verify.Range{}, r.MismatchedRanges...),
 		DifferenceCount: r.DifferenceCount, Differences: []CellDifference{}, BytesRead: r.BytesRead, ElapsedMs: r.ElapsedMs,
 		Repaired: r.Repaired, Job: r.Job, Units: r.Units, UnitsResumed: r.UnitsResumed, UnitsHashed: r.UnitsHashed}
 	for _, d := range r.Differences {
@@ -172,7 +174,7 @@ func verificationOptions(in VerificationRequest) (verify.Options, error) {
 		return verify.Options{}, err
 	}
 	return verify.Options{Table: spec.Table, TargetTable: spec.TargetTable, Rows: spec.Rows, Time: spec.Time,
-		Families: spec.Families, Mode: m, MaxDiffs: maxDiffs, Bandwidth: set.Bandwidth}, nil
+		Families: spec.Families, Mode: m, MaxDiffs: maxDiffs, Bandwidth: set.Bandwidth, ReadAll: in.ReadAll}, nil
 }
 
 // verifier is the verifications running on this server.

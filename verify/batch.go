@@ -68,6 +68,10 @@ type BatchHash struct {
 	// Sum is the SHA-256 of the batch's cells in key order, each framed as
 	// AppendFrame writes it.
 	Sum [sha256.Size]byte
+	// Proven says the batch was not read: both sides' store files for it
+	// are the same by their checksums (provenBatches). Cells, Rows and Sum
+	// are then zero.
+	Proven bool
 }
 
 // AppendFrame appends the length-framed encoding of c that batch hashes

@@ -53,10 +53,13 @@ func copyRows(t *testing.T, env *testenv.Env, spec job.Spec) {
 	}
 }
 
+// options verify srcTable against dstTable reading every batch (ReadAll):
+// these tests check what reading finds. TestVerifyProvesByChecksums checks
+// the batches matched by file checksums instead.
 func options(t *testing.T, env *testenv.Env, srcTable, dstTable string, mode verify.Mode) verify.Options {
 	src, tgt := clusters(t, env)
 	return verify.Options{Source: src, Target: tgt, User: env.Target.User, Table: srcTable, TargetTable: dstTable,
-		Mode: mode, MaxDiffs: 1000, BatchBytes: 4 << 10, Logger: logger(t)}
+		Mode: mode, MaxDiffs: 1000, BatchBytes: 4 << 10, ReadAll: true, Logger: logger(t)}
 }
 
 func run(t *testing.T, o verify.Options) verify.Report {
@@ -264,4 +267,56 @@ func TestVerifyRepair(t *testing.T) {
 	// The whole table, raw too: the re-copied cells win by sequence id.
 	assertEqual(t, run(t, options(t, env, srcTable, dstTable, verify.ModeVisible)), countCells(t, env, srcTable, false))
 	assertEqual(t, run(t, options(t, env, srcTable, dstTable, verify.ModeRaw)), countCells(t, env, srcTable, true))
+}
+
+// TestVerifyProvesByChecksums copies a table whose store files are apart in
+// time onto a target cut alike, so the copy's fast path copies every file
+// whole: verify then matches every batch by the files' HDFS checksums
+// without reading a byte. After a cell is overwritten on the target, the
+// batches of the region that gained a file are read again and the cell is
+// listed, as a run reading everything lists it.
+func TestVerifyProvesByChecksums(t *testing.T) {
+	env := testenv.Get(t)
+	srcTable := copytest.CreateSource(t, env, "verp")
+	rows := copytest.BinaryRows(40)
+	copytest.WriteRounds(t, env.Source, srcTable, rows, 2, ts0, false)
+	dstTable := testenv.UniqueName(t, "verp-t")
+	if err := env.Target.CreateTableWith(t.Context(), dstTable, copytest.SampleFamilies, copytest.SampleSplits, testenv.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	copytest.DropTargetLater(t, env, dstTable)
+	copyRows(t, env, job.Spec{Table: srcTable, TargetTable: dstTable})
+
+	for _, mode := range []verify.Mode{verify.ModeVisible, verify.ModeRaw} {
+		o := options(t, env, srcTable, dstTable, mode)
+		o.ReadAll = false
+		rep := run(t, o)
+		if !rep.Equal() || rep.Batches < 2 || rep.BatchesProven != rep.Batches || rep.BatchesMatched != rep.Batches ||
+			rep.SourceCells != 0 || rep.TargetCells != 0 || rep.BytesRead != 0 {
+			t.Fatalf("%s mode after a fast-path copy: %d of %d batches proven, %d matched, %d+%d cells and %d bytes read; want every batch proven, none read",
+				mode, rep.BatchesProven, rep.Batches, rep.BatchesMatched, rep.SourceCells, rep.TargetCells, rep.BytesRead)
+		}
+	}
+
+	changed := rows[6]
+	q1 := []byte("q1")
+	if err := env.Target.Mutate(t.Context(), dstTable, []testenv.Cell{
+		{Row: changed, Family: []byte("cf1"), Qualifier: q1, Timestamp: ts0 + 1000, Type: "Put", Value: []byte("overwritten")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := diffKey(verify.ValueDiffers, changed, "cf1", q1, ts0+1000, "Put")
+	o := options(t, env, srcTable, dstTable, verify.ModeVisible)
+	o.ReadAll = false
+	rep := run(t, o)
+	all := run(t, options(t, env, srcTable, dstTable, verify.ModeVisible))
+	for name, r := range map[string]verify.Report{"with checksums": rep, "reading all": all} {
+		if got := diffKeys(r); len(got) != 1 || got[0] != want || r.DifferenceCount != 1 || r.BatchesMismatched != 1 {
+			t.Errorf("%s, after the overwrite: differences %v (%d batches mismatched), want %s", name, got, r.BatchesMismatched, want)
+		}
+	}
+	if rep.BatchesProven == 0 || rep.BatchesProven >= rep.Batches || rep.SourceCells == 0 || rep.SourceCells >= all.SourceCells || all.BatchesProven != 0 {
+		t.Errorf("after the overwrite: %d of %d batches proven, %d source cells read (reading all: %d, %d proven); want the changed region's batches read, the others proven",
+			rep.BatchesProven, rep.Batches, rep.SourceCells, all.SourceCells, all.BatchesProven)
+	}
 }

@@ -34,7 +34,7 @@ func Record(o Options, names [2]string, now time.Time) job.Record {
 		Spec:    job.Spec{Table: o.Table, TargetTable: o.TargetTable, Rows: o.Rows, Time: o.Time, Families: o.Families},
 		Options: job.RunOptions{Bandwidth: o.Bandwidth, User: o.User, KeepSnapshot: o.KeepSnapshots},
 		Verify: &job.Verification{TargetSnapshot: names[1], Mode: o.Mode.String(), NowMs: now.UnixMilli(), BatchBytes: o.BatchBytes,
-			MaxDiffs: o.MaxDiffs, Only: o.Only, KeepSnapshots: o.KeepSnapshots}}
+			MaxDiffs: o.MaxDiffs, Only: o.Only, KeepSnapshots: o.KeepSnapshots, ReadAll: o.ReadAll}}
 }
 
 // optionsOf are the options of a verification record, for a process that
@@ -50,7 +50,7 @@ func optionsOf(rec job.Record) (Options, error) {
 	o := Options{Source: rec.Source, Target: rec.Target, User: rec.Options.User, Table: rec.Spec.Table, TargetTable: rec.Spec.TargetTable,
 		Rows: rec.Spec.Rows, Time: rec.Spec.Time, Families: rec.Spec.Families, Mode: m, MaxDiffs: rec.Verify.MaxDiffs,
 		Bandwidth: rec.Options.Bandwidth, BatchBytes: rec.Verify.BatchBytes, KeepSnapshots: rec.Verify.KeepSnapshots,
-		Only: rec.Verify.Only, Now: time.UnixMilli(rec.Verify.NowMs)}
+		Only: rec.Verify.Only, ReadAll: rec.Verify.ReadAll, Now: time.UnixMilli(rec.Verify.NowMs)}
 	return o, nil
 }
 
@@ -162,9 +162,10 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	if err != nil {
 		return Report{}, err
 	}
-	// Collect the hashes of every unit.
+	// Collect the hashes of every unit, and the bytes they read.
 	specs := make([]UnitSpec, len(tasks))
 	done := make([][]BatchHash, len(tasks))
+	var unitBytes int64
 	for i, t := range tasks {
 		b, err := reg.TaskSpec(ctx, id, t)
 		if err == nil {
@@ -173,9 +174,11 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 		if err == nil {
 			b, err = reg.TaskCheckpoint(ctx, id, t)
 		}
+		var cp UnitCheckpoint
 		if err == nil {
-			done[i], err = DecodeUnitHashes(b)
+			cp, err = DecodeUnitCheckpoint(b)
 		}
+		done[i], unitBytes = cp.Hashes, unitBytes+cp.BytesRead
 		if err != nil {
 			return Report{}, fmt.Errorf("verify: job %s: unit %s: %w", id, t, err)
 		}
@@ -188,7 +191,7 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	if err := compare(ctx, sides, families, batches, hashes, ro, &rep); err != nil {
 		return Report{}, err
 	}
-	rep.BytesRead = read.Load()
+	rep.BytesRead = unitBytes + read.Load() // the units', wherever they ran, and the narrowing's here
 	rep.ElapsedMs = time.Since(start).Milliseconds()
 	endCtx := context.WithoutCancel(ctx)
 	if b, err := json.Marshal(rep); err == nil && len(b) <= registry.MaxSpec {
@@ -275,6 +278,7 @@ func planJob(ctx context.Context, reg *registry.Registry, j registry.Job, sides 
 	if err != nil {
 		return j, err
 	}
+	units = splitProven(units, provenBatches(ctx, sides, families, batches, o))
 	ids, specs := unitTasks(units, batches, MaxUnitBatches, maxUnitSpec)
 	tasks := make([]registry.Task, len(ids))
 	for i := range ids {
@@ -441,9 +445,13 @@ func (ue *unitEnv) hashUnit(ctx context.Context, c *registry.Claim) error {
 	if err != nil {
 		return err
 	}
-	have, err := DecodeUnitHashes(b)
+	cp, err := DecodeUnitCheckpoint(b)
 	if err != nil {
 		return err
+	}
+	have := cp.Hashes
+	if u.Proven {
+		return nil // matched by checksums when planned: nothing to read
 	}
 	if len(have) > len(u.Batches) {
 		return fmt.Errorf("%w: checkpoint holds %d hashes of %d batches", ErrUnit, len(have), len(u.Batches))
@@ -451,7 +459,11 @@ func (ue *unitEnv) hashUnit(ctx context.Context, c *registry.Claim) error {
 	if len(have) == len(u.Batches) {
 		return nil // hashed; only its result was not written
 	}
-	s := ue.sides[u.Side]
+	// The unit counts its own bytes, into its checkpoint: the report adds
+	// up the units', wherever they ran.
+	s := *ue.sides[u.Side]
+	var read atomic.Int64
+	s.read = &read
 	rest := u.Batches[len(have):]
 	rng := job.KeyRange{Start: rest[0].Start, End: rest[len(rest)-1].End}
 	h := NewHasher(rest)
@@ -459,11 +471,11 @@ func (ue *unitEnv) hashUnit(ctx context.Context, c *registry.Claim) error {
 	var saveErr error
 	save := func(sealed []BatchHash) {
 		if saveErr == nil {
-			saveErr = c.SaveCheckpoint(ctx, EncodeUnitHashes(append(have[:len(have):len(have)], sealed...)))
+			saveErr = c.SaveCheckpoint(ctx, EncodeUnitCheckpoint(UnitCheckpoint{Hashes: append(have[:len(have):len(have)], sealed...), BytesRead: cp.BytesRead + read.Load()}))
 			saved = len(sealed)
 		}
 	}
-	err = readRange(ctx, s, u.Region, ue.families, rng, ue.o, func(cell *hfile.Cell) {
+	err = readRange(ctx, &s, u.Region, ue.families, rng, ue.o, func(cell *hfile.Cell) {
 		h.Add(cell)
 		if sealed := h.Sealed(); len(sealed) > saved {
 			save(sealed)

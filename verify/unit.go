@@ -44,12 +44,22 @@ type UnitSpec struct {
 	// Batches are the unit's batches, in key order, each ending where the
 	// next starts.
 	Batches []job.KeyRange
+	// Proven says the batches were matched when the job was planned, by
+	// both sides' file checksums: the unit reads nothing and its batches
+	// hash as BatchHash{Proven: true}.
+	Proven bool
 }
 
 const (
 	recUnit       = 'U'
 	recUnitHashes = 'H'
-	unitFormat    = 1
+	// unitFormat is the first format of unit specs and checkpoints;
+	// unitFlagsFormat the second, written since file checksums prove
+	// batches: a spec with a flags byte after the side, a checkpoint with
+	// the bytes read after the hashes.
+	unitFormat      = 1
+	unitFlagsFormat = 2
+	unitFlagProven  = 1
 )
 
 // EncodeUnitSpec writes a unit's task spec: the batches as their first
@@ -58,7 +68,11 @@ func EncodeUnitSpec(u UnitSpec) ([]byte, error) {
 	if err := u.check(); err != nil {
 		return nil, err
 	}
-	b := []byte{recUnit, unitFormat, byte(u.Side)}
+	var flags byte
+	if u.Proven {
+		flags |= unitFlagProven
+	}
+	b := []byte{recUnit, unitFlagsFormat, byte(u.Side), flags}
 	b = binary.AppendUvarint(b, uint64(u.First))
 	b = binary.AppendUvarint(b, uint64(u.Total))
 	b = appendBytes(b, []byte(u.Region.EncodedName))
@@ -100,9 +114,16 @@ func (u UnitSpec) check() error {
 // DecodeUnitSpec reads what EncodeUnitSpec wrote; bad bytes are ErrUnit.
 func DecodeUnitSpec(b []byte) (UnitSpec, error) {
 	r := unitReader{b: b}
-	r.header(recUnit)
+	format := r.header(recUnit, unitFormat, unitFlagsFormat)
 	var u UnitSpec
 	u.Side = int(r.byte())
+	if format == unitFlagsFormat {
+		flags := r.byte()
+		if flags&^unitFlagProven != 0 {
+			r.fail(fmt.Sprintf("unknown flags %#x", flags))
+		}
+		u.Proven = flags&unitFlagProven != 0
+	}
 	u.First = r.count(1 << 30)
 	u.Total = r.count(1 << 30)
 	u.Region.EncodedName = string(r.bytes())
@@ -124,42 +145,54 @@ func DecodeUnitSpec(b []byte) (UnitSpec, error) {
 	return u, nil
 }
 
-// EncodeUnitHashes writes a unit's checkpoint: the hashes of its first
-// batches, those hashed so far (all of them once it is done).
-func EncodeUnitHashes(hs []BatchHash) []byte {
-	b := make([]byte, 0, 3+len(hs)*hashBytes)
-	b = append(b, recUnitHashes, unitFormat)
-	b = binary.AppendUvarint(b, uint64(len(hs)))
-	for _, h := range hs {
+// UnitCheckpoint is a unit task's checkpoint: the hashes of its first
+// batches, those hashed so far (all of them once it is done), and the HFile
+// bytes its runs read, for the report's total wherever the unit ran.
+type UnitCheckpoint struct {
+	Hashes    []BatchHash
+	BytesRead int64
+}
+
+// EncodeUnitCheckpoint writes a unit's checkpoint (format 2: format 1's
+// hashes, then the bytes read).
+func EncodeUnitCheckpoint(c UnitCheckpoint) []byte {
+	b := make([]byte, 0, 3+len(c.Hashes)*hashBytes+binary.MaxVarintLen64)
+	b = append(b, recUnitHashes, unitFlagsFormat)
+	b = binary.AppendUvarint(b, uint64(len(c.Hashes)))
+	for _, h := range c.Hashes {
 		b = binary.AppendUvarint(b, uint64(h.Cells))
 		b = binary.AppendUvarint(b, uint64(h.Rows))
 		b = append(b, h.Sum[:]...)
 	}
-	return b
+	return binary.AppendUvarint(b, uint64(max(c.BytesRead, 0)))
 }
 
-// DecodeUnitHashes reads what EncodeUnitHashes wrote; nil (no checkpoint
-// yet) is no hash; bad bytes are ErrUnit.
-func DecodeUnitHashes(b []byte) ([]BatchHash, error) {
+// DecodeUnitCheckpoint reads what EncodeUnitCheckpoint wrote (and format 1,
+// without the bytes read); nil (no checkpoint yet) is no hash; bad bytes
+// are ErrUnit.
+func DecodeUnitCheckpoint(b []byte) (UnitCheckpoint, error) {
 	if len(b) == 0 {
-		return nil, nil
+		return UnitCheckpoint{}, nil
 	}
 	r := unitReader{b: b}
-	r.header(recUnitHashes)
+	format := r.header(recUnitHashes, unitFormat, unitFlagsFormat)
 	n := r.count(MaxUnitBatches)
-	var out []BatchHash
+	var c UnitCheckpoint
 	for i := 0; i < n && r.err == nil; i++ {
 		var h BatchHash
 		h.Cells = int64(r.count(1 << 62))
 		h.Rows = int64(r.count(1 << 62))
 		copy(h.Sum[:], r.take(sha256.Size))
-		out = append(out, h)
+		c.Hashes = append(c.Hashes, h)
+	}
+	if format == unitFlagsFormat {
+		c.BytesRead = int64(r.count(1 << 62))
 	}
 	r.end()
 	if r.err != nil {
-		return nil, r.err
+		return UnitCheckpoint{}, r.err
 	}
-	return out, nil
+	return c, nil
 }
 
 func appendBytes(b, v []byte) []byte {
@@ -179,12 +212,16 @@ func (r *unitReader) fail(what string) {
 	}
 }
 
-func (r *unitReader) header(kind byte) {
-	if len(r.b) < 2 || r.b[0] != kind || r.b[1] != unitFormat {
-		r.fail(fmt.Sprintf("not a %q record of format %d", kind, unitFormat))
-		return
+// header reads a record's kind and format, one of formats, and returns the
+// format.
+func (r *unitReader) header(kind byte, formats ...byte) byte {
+	if len(r.b) < 2 || r.b[0] != kind || !slices.Contains(formats, r.b[1]) {
+		r.fail(fmt.Sprintf("not a %q record of format %v", kind, formats))
+		return 0
 	}
+	f := r.b[1]
 	r.b = r.b[2:]
+	return f
 }
 
 func (r *unitReader) byte() byte {
@@ -250,7 +287,7 @@ func unitTasks(units []unit, batches []job.KeyRange, maxBatches, maxSpec int) ([
 				hi++
 			}
 			ids = append(ids, fmt.Sprintf("%s-%06d", sideNames[u.side], len(ids)))
-			specs = append(specs, UnitSpec{Side: u.side, Region: u.region, First: lo, Total: len(batches), Batches: batches[lo:hi]})
+			specs = append(specs, UnitSpec{Side: u.side, Region: u.region, First: lo, Total: len(batches), Batches: batches[lo:hi], Proven: u.proven})
 			lo = hi
 		}
 	}
@@ -274,7 +311,11 @@ func assemble(specs []UnitSpec, done [][]BatchHash) ([]job.KeyRange, [][]BatchHa
 		if u.Total != total {
 			return nil, nil, fmt.Errorf("verify: unit %d counts %d batches, another %d", i, u.Total, total)
 		}
-		if len(done[i]) != len(u.Batches) {
+		if u.Proven {
+			if len(done[i]) != 0 {
+				return nil, nil, fmt.Errorf("verify: unit %d (%s region %s) is proven by checksums, yet holds %d hashes", i, sideNames[u.Side], u.Region.EncodedName, len(done[i]))
+			}
+		} else if len(done[i]) != len(u.Batches) {
 			return nil, nil, fmt.Errorf("verify: unit %d (%s region %s) hashed %d of its %d batches", i, sideNames[u.Side], u.Region.EncodedName, len(done[i]), len(u.Batches))
 		}
 		for k, b := range u.Batches {
@@ -287,7 +328,11 @@ func assemble(specs []UnitSpec, done [][]BatchHash) ([]job.KeyRange, [][]BatchHa
 			}
 			seen[u.Side][at] = true
 			batches[at] = b
-			hashes[u.Side][at] = done[i][k]
+			if u.Proven {
+				hashes[u.Side][at] = BatchHash{Proven: true}
+			} else {
+				hashes[u.Side][at] = done[i][k]
+			}
 		}
 	}
 	for s := range seen {
@@ -315,6 +360,9 @@ func JobID(o Options) string {
 		strings.Join(fams, ","), o.Mode, o.BatchBytes)
 	for _, r := range o.Only {
 		fmt.Fprintf(h, "\x00%x\x00%x", r.Start, r.End)
+	}
+	if o.ReadAll {
+		fmt.Fprint(h, "\x00read all")
 	}
 	name := strings.NewReplacer(":", ".").Replace(o.Table)
 	if len(name) > 90 {

@@ -61,30 +61,35 @@ func sameRange(a, b job.KeyRange) bool {
 	return bytes.Equal(a.Start, b.Start) && bytes.Equal(a.End, b.End)
 }
 
-func TestUnitHashesRoundTrip(t *testing.T) {
+func TestUnitCheckpointRoundTrip(t *testing.T) {
 	hs := []BatchHash{{Cells: 3, Rows: 1, Sum: sha256.Sum256([]byte("a"))}, {}, {Cells: 1 << 40, Rows: 7, Sum: sha256.Sum256([]byte("b"))}}
 	for n := 0; n <= len(hs); n++ {
-		got, err := DecodeUnitHashes(EncodeUnitHashes(hs[:n]))
-		if err != nil || len(got) != n {
-			t.Fatalf("%d hashes: got %d, %v", n, len(got), err)
+		got, err := DecodeUnitCheckpoint(EncodeUnitCheckpoint(UnitCheckpoint{Hashes: hs[:n], BytesRead: int64(n) << 33}))
+		if err != nil || len(got.Hashes) != n || got.BytesRead != int64(n)<<33 {
+			t.Fatalf("%d hashes: got %+v, %v", n, got, err)
 		}
-		for i := range got {
-			if got[i] != hs[i] {
-				t.Errorf("hash %d: got %+v, want %+v", i, got[i], hs[i])
+		for i := range got.Hashes {
+			if got.Hashes[i] != hs[i] {
+				t.Errorf("hash %d: got %+v, want %+v", i, got.Hashes[i], hs[i])
 			}
 		}
 	}
-	if got, err := DecodeUnitHashes(nil); err != nil || got != nil {
+	if got, err := DecodeUnitCheckpoint(nil); err != nil || got.Hashes != nil || got.BytesRead != 0 {
 		t.Errorf("no checkpoint: %v, %v", got, err)
 	}
-	full := EncodeUnitHashes(hs)
-	for _, bad := range [][]byte{full[:len(full)-1], append(full[:len(full):len(full)], 0), {'U', 1, 0}, {'H', 1, 0xff, 0xff, 0xff, 0xff, 0x0f}} {
-		if _, err := DecodeUnitHashes(bad); !errors.Is(err, ErrUnit) {
-			t.Errorf("DecodeUnitHashes(%q): err %v, want ErrUnit", bad, err)
+	// A checkpoint of format 1 (no bytes read) still reads.
+	full := EncodeUnitCheckpoint(UnitCheckpoint{Hashes: hs, BytesRead: 5})
+	old := append([]byte{recUnitHashes, unitFormat}, full[2:len(full)-1]...)
+	if got, err := DecodeUnitCheckpoint(old); err != nil || len(got.Hashes) != len(hs) || got.BytesRead != 0 {
+		t.Errorf("format 1 checkpoint: %+v, %v", got, err)
+	}
+	for _, bad := range [][]byte{full[:len(full)-1], append(full[:len(full):len(full)], 0), {'U', 1, 0}, {'H', 1, 0xff, 0xff, 0xff, 0xff, 0x0f}, {'H', 3, 0}} {
+		if _, err := DecodeUnitCheckpoint(bad); !errors.Is(err, ErrUnit) {
+			t.Errorf("DecodeUnitCheckpoint(%q): err %v, want ErrUnit", bad, err)
 		}
 	}
 	// A unit of the most batches fits a checkpoint.
-	if n := len(EncodeUnitHashes(make([]BatchHash, MaxUnitBatches))); n > 64<<10 {
+	if n := len(EncodeUnitCheckpoint(UnitCheckpoint{Hashes: make([]BatchHash, MaxUnitBatches), BytesRead: 1 << 50})); n > 64<<10 {
 		t.Errorf("checkpoint of %d batches: %d bytes", MaxUnitBatches, n)
 	}
 }
@@ -215,24 +220,25 @@ func FuzzDecodeUnitSpec(f *testing.F) {
 	})
 }
 
-func FuzzDecodeUnitHashes(f *testing.F) {
-	f.Add(EncodeUnitHashes([]BatchHash{{Cells: 1, Rows: 1}}))
+func FuzzDecodeUnitCheckpoint(f *testing.F) {
+	f.Add(EncodeUnitCheckpoint(UnitCheckpoint{Hashes: []BatchHash{{Cells: 1, Rows: 1}}, BytesRead: 300}))
 	f.Add([]byte{'H', 1, 0})
+	f.Add([]byte{'H', 2, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		hs, err := DecodeUnitHashes(b)
+		c, err := DecodeUnitCheckpoint(b)
 		if err != nil {
 			if !errors.Is(err, ErrUnit) {
 				t.Fatalf("error not ErrUnit: %v", err)
 			}
 			return
 		}
-		again, err := DecodeUnitHashes(EncodeUnitHashes(hs))
-		if err != nil || len(again) != len(hs) {
-			t.Fatalf("re-encoded hashes: %d, %v; want %d", len(again), err, len(hs))
+		again, err := DecodeUnitCheckpoint(EncodeUnitCheckpoint(c))
+		if err != nil || len(again.Hashes) != len(c.Hashes) || again.BytesRead != c.BytesRead {
+			t.Fatalf("re-encoded checkpoint: %+v, %v; want %+v", again, err, c)
 		}
-		for i := range hs {
-			if again[i] != hs[i] {
-				t.Fatalf("hash %d re-encodes as %+v, was %+v", i, again[i], hs[i])
+		for i := range c.Hashes {
+			if again.Hashes[i] != c.Hashes[i] {
+				t.Fatalf("hash %d re-encodes as %+v, was %+v", i, again.Hashes[i], c.Hashes[i])
 			}
 		}
 	})

@@ -68,6 +68,11 @@ type Options struct {
 	BatchBytes int64
 	// KeepSnapshots keeps both snapshots when done.
 	KeepSnapshots bool
+	// ReadAll hashes every batch from both sides' HFiles. Without it, a
+	// batch whose store files are byte-for-byte the same on both sides (the
+	// same HDFS file checksums, as a fast-path copy leaves them) is matched
+	// without reading them (Report.BatchesProven).
+	ReadAll bool
 	// Now is the time TTLs are applied at; zero means the time both
 	// snapshots are taken.
 	Now time.Time
@@ -187,8 +192,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	rep.Batches = len(batches)
 	o.Logger.Info("verify: batches planned", "batches", len(batches), "source_files", len(sides[0].pinned.Files), "target_files", len(sides[1].pinned.Files))
 
+	proven := provenBatches(ctx, sides, families, batches, o)
 	hashes := [][]BatchHash{make([]BatchHash, len(batches)), make([]BatchHash, len(batches))}
-	if err := hashSides(ctx, sides, families, batches, o, hashes); err != nil {
+	if err := hashSides(ctx, sides, families, batches, proven, o, hashes); err != nil {
 		return Report{}, err
 	}
 	if err := compare(ctx, sides, families, batches, hashes, o, &rep); err != nil {
@@ -308,6 +314,11 @@ func compare(ctx context.Context, sides []*side, families []string, batches []jo
 		rep.TargetCells += hashes[1][i].Cells
 		rep.TargetRows += hashes[1][i].Rows
 	}
+	for i := range batches {
+		if hashes[0][i].Proven && hashes[1][i].Proven {
+			rep.BatchesProven++
+		}
+	}
 	bad := Mismatched(hashes[0], hashes[1])
 	rep.BatchesMismatched = len(bad)
 	rep.BatchesMatched = len(batches) - len(bad)
@@ -422,7 +433,8 @@ func weightsOf(s *side, families []string, rows job.KeyRange) []WeightedRow {
 type unit struct {
 	side   int
 	region job.Region
-	lo, hi int // batches [lo, hi)
+	lo, hi int  // batches [lo, hi)
+	proven bool // every batch proven by checksums: nothing to read
 }
 
 // regionUnits groups batches (in key order, each inside one region) by
@@ -450,31 +462,12 @@ func regionUnits(regions []job.Region, batches []job.KeyRange) []unit {
 }
 
 // hashSides hashes every region of both sides, o.Parallelism regions at a
-// time, into hashes[side][batch].
-func hashSides(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, o Options, hashes [][]BatchHash) error {
-	var units []unit
-	for si, s := range sides {
-		for _, u := range regionUnits(s.pinned.Regions, batches) {
-			u.side = si
-			units = append(units, u)
-		}
-	}
-	// Each batch must be hashed once per side.
-	for si := range sides {
-		seen := make([]bool, len(batches))
-		for _, u := range units {
-			if u.side != si {
-				continue
-			}
-			for i := u.lo; i < u.hi; i++ {
-				seen[i] = true
-			}
-		}
-		for i, ok := range seen {
-			if !ok {
-				return fmt.Errorf("verify: no %s region holds rows %s", sides[si].name, batches[i])
-			}
-		}
+// time, into hashes[side][batch]; the batches proven (by checksums) are not
+// read.
+func hashSides(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, proven []bool, o Options, hashes [][]BatchHash) error {
+	units, err := sideUnits(sides, batches)
+	if err != nil {
+		return err
 	}
 	// Largest regions first would balance better; key order keeps logs
 	// readable and is enough for a first cut.
@@ -482,7 +475,13 @@ func hashSides(ctx context.Context, sides []*side, families []string, batches []
 	defer cancel(nil)
 	sem := make(chan struct{}, o.Parallelism)
 	var wg sync.WaitGroup
-	for _, u := range units {
+	for _, u := range splitProven(units, proven) {
+		if u.proven {
+			for i := u.lo; i < u.hi; i++ {
+				hashes[u.side][i] = BatchHash{Proven: true}
+			}
+			continue
+		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -568,16 +567,7 @@ func openRange(ctx context.Context, s *side, region job.Region, families []strin
 			c()
 		}
 	}
-	for _, f := range s.pinned.Files {
-		if f.Region != region.EncodedName || !slices.Contains(families, f.Family) {
-			continue
-		}
-		if f.FirstRow != nil && !rng.OverlapsRows(f.FirstRow, f.LastRow) {
-			continue
-		}
-		if f.HasTime && !o.Time.Overlaps(f.MinTime, f.MaxTime) {
-			continue
-		}
+	for _, f := range rangeFiles(s, region, families, rng, o) {
 		in, ok := s.pinned.Input(f)
 		if !ok {
 			closeAll()
@@ -614,6 +604,25 @@ func openRange(ctx context.Context, s *side, region job.Region, families []strin
 		it = &Visible{In: it, Rules: func(f []byte) Rules { return s.rules[string(f)] }}
 	}
 	return it, closeAll, nil
+}
+
+// rangeFiles are the store files of one region of a side that may hold
+// cells of the families in rng and the time range: those a read opens.
+func rangeFiles(s *side, region job.Region, families []string, rng job.KeyRange, o Options) []job.StoreFile {
+	var out []job.StoreFile
+	for _, f := range s.pinned.Files {
+		if f.Region != region.EncodedName || !slices.Contains(families, f.Family) {
+			continue
+		}
+		if f.FirstRow != nil && !rng.OverlapsRows(f.FirstRow, f.LastRow) {
+			continue
+		}
+		if f.HasTime && !o.Time.Overlaps(f.MinTime, f.MaxTime) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 var seqIDName = regexp.MustCompile(`_SeqId_([0-9]+)_`)

@@ -41,6 +41,7 @@ type verifyFlags struct {
 	parallelism    int
 	batchSize      string
 	keepSnapshots  bool
+	readAll        bool
 	repair         bool
 	registry       registryFlags
 	workDir        string
@@ -135,6 +136,7 @@ line.`,
 	fs.IntVar(&f.parallelism, "parallelism", verify.DefaultParallelism, "regions read at once")
 	fs.StringVar(&f.batchSize, "batch-size", "", "input bytes a hashed batch aims at, e.g. 32MiB (default 32MiB)")
 	fs.BoolVar(&f.keepSnapshots, "keep-snapshots", false, "keep both snapshots when done")
+	fs.BoolVar(&f.readAll, "read-all", false, "hash every batch from the HFiles; without it, a batch whose store files are byte-for-byte the same on both sides by their HDFS checksums (as a fast-path copy leaves them) matches unread")
 	fs.BoolVar(&f.repair, "repair", false, "re-copy the mismatched row ranges, then verify them again")
 	f.registry.add(fs, "the target's quorum")
 	fs.StringVar(&f.workDir, "work-dir", "", "with --repair: parent of the copy's work folder on the target HDFS (default /user/<user>/.rangecopy)")
@@ -233,6 +235,7 @@ func verifyOptions(f verifyFlags) (verify.Options, error) {
 		return o, err
 	}
 	o.KeepSnapshots = f.keepSnapshots
+	o.ReadAll = f.readAll
 	o.User = f.user.get()
 	return o, nil
 }

@@ -90,8 +90,19 @@ func TestVerifyCommand(t *testing.T) {
 		}
 		return rep
 	}
-	if rep := verifyJSON(exitOK, "--mode", "raw"); rep.SourceCells == 0 || rep.SourceCells != rep.TargetCells {
-		t.Fatalf("raw: %+v", rep)
+	// The copy made with the source's regions copies whole the files of
+	// the regions whose files are apart in time (the last round's delete
+	// markers overlap the others' times in some): their batches match by
+	// the files' checksums, unread, until --read-all reads every one.
+	proven := verifyJSON(exitOK)
+	if proven.Batches == 0 || proven.BatchesProven == 0 {
+		t.Fatalf("after the copy: no batch proven by checksums: %+v", proven)
+	}
+	if rep := verifyJSON(exitOK, "--read-all"); rep.BatchesProven != 0 || rep.SourceCells <= proven.SourceCells || rep.BytesRead <= proven.BytesRead {
+		t.Fatalf("--read-all after %+v: %+v", proven, rep)
+	}
+	if rep := verifyJSON(exitOK, "--mode", "raw", "--read-all"); rep.SourceCells == 0 || rep.SourceCells != rep.TargetCells || rep.BatchesProven != 0 {
+		t.Fatalf("raw --read-all: %+v", rep)
 	}
 	if err := env.Target.Mutate(ctx, dst, []testenv.Cell{{Row: rows[2], Family: []byte("cf1"), Qualifier: []byte("q1"),
 		Timestamp: 1_700_000_001_000, Type: "Put", Value: []byte("changed")}}); err != nil {
