@@ -187,7 +187,13 @@ func verifyAims(r *Run) []Aim {
 		mem.Got = humanBytes(v.WorkerPeakRSS)
 		mem.Status = statusOf(v.WorkerPeakRSS < BudgetBytes)
 	}
-	return []Aim{speed, cpu, mem}
+	readAll := Aim{Name: "rangecopy verify --read-all (every batch hashed) vs HashTable + SyncTable --dryrun (wall time)", Want: "≥ 3×"}
+	if a, ok := r.Result(VerifyReadAll); ok && a.Error == "" && okH {
+		readAll.Value = Speedup(a, h)
+		readAll.Got = fmt.Sprintf("%.2f× (%.1f s vs %.1f s)", readAll.Value, a.Seconds, h.Seconds)
+		readAll.Status = statusOf(readAll.Value >= 3)
+	}
+	return []Aim{speed, cpu, mem, readAll}
 }
 
 // NetRSCPU is the region-server CPU (source and target) a method cost

@@ -103,8 +103,8 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64)
 		}
 		r.BandwidthLimit = fullRate * m.BandwidthShare()
 		c, err = e.rangecopy(ctx, t, target, m, []string{"--bandwidth", strconv.FormatInt(int64(r.BandwidthLimit), 10)})
-	case VerifyWhole:
-		c, err = e.verifyWhole(ctx, t, target)
+	case VerifyWhole, VerifyReadAll:
+		c, err = e.verifyWhole(ctx, t, target, m)
 	case HashSync:
 		c, err = e.hashSync(ctx, t, target)
 	case RangecopyManyFiles:

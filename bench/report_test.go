@@ -73,6 +73,7 @@ func TestAims(t *testing.T) {
 		{"rangecopy verify vs HashTable + SyncTable --dryrun (wall time)", NotMeasured, 0},
 		{"region-server CPU (source + target) during verify vs during HashTable + SyncTable", NotMeasured, 0},
 		{"rangecopy verify peak RSS vs a worker's default memory budget", NotMeasured, 0},
+		{"rangecopy verify --read-all (every batch hashed) vs HashTable + SyncTable --dryrun (wall time)", NotMeasured, 0},
 		{"rangecopy, 30 files a store: peak RSS vs the default 512 MiB budget", NotMeasured, 0},
 		{"read amplification (bytes read / the plan's input), worst rangecopy copy", NotMeasured, 0},
 	}

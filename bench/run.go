@@ -51,10 +51,13 @@ const (
 	// rows, so each store holds 30 files overlapping in rows and time):
 	// the memory budget's and the read bound's case.
 	RangecopyManyFiles
+	// VerifyReadAll is VerifyWhole with --read-all: every batch hashed
+	// from both sides' HFiles, none matched by the files' checksums.
+	VerifyReadAll
 )
 
 // Methods lists every method in run order.
-var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyBandwidthQuarter, RangecopyBandwidthThreeQuarters, RangecopyProtect, RangecopyServerIncremental, ServerAPI, VerifyWhole, HashSync, RangecopyManyFiles, ServerWindow}
+var Methods = []Method{RawHDFS, ExportSnapshot, CopyTable, ScanPut, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyBandwidth, RangecopyBandwidthQuarter, RangecopyBandwidthThreeQuarters, RangecopyProtect, RangecopyServerIncremental, ServerAPI, VerifyWhole, VerifyReadAll, HashSync, RangecopyManyFiles, ServerWindow}
 
 var methodNames = map[Method]string{
 	RawHDFS:                         "raw-hdfs",
@@ -72,6 +75,7 @@ var methodNames = map[Method]string{
 	RangecopyBandwidthQuarter:       "rangecopy-bw25",
 	RangecopyBandwidthThreeQuarters: "rangecopy-bw75",
 	VerifyWhole:                     "rangecopy-verify",
+	VerifyReadAll:                   "rangecopy-verify-readall",
 	HashSync:                        "hashtable-synctable",
 	RangecopyManyFiles:              "rangecopy-manyfiles",
 }
@@ -92,6 +96,7 @@ var methodTitles = map[Method]string{
 	RangecopyBandwidthQuarter:       "rangecopy, --bandwidth quarter",
 	RangecopyBandwidthThreeQuarters: "rangecopy, --bandwidth three quarters",
 	VerifyWhole:                     "rangecopy verify, whole table",
+	VerifyReadAll:                   "rangecopy verify --read-all, whole table",
 	HashSync:                        "HashTable + SyncTable --dryrun",
 	RangecopyManyFiles:              "rangecopy, 30 files a store",
 }
@@ -143,7 +148,7 @@ func (m Method) WholeTable() bool {
 }
 
 // Verifies reports whether the method compares tables instead of copying.
-func (m Method) Verifies() bool { return m == VerifyWhole || m == HashSync }
+func (m Method) Verifies() bool { return m == VerifyWhole || m == VerifyReadAll || m == HashSync }
 
 // Rangecopy reports whether the method is one of rangecopy's.
 func (m Method) Rangecopy() bool {

@@ -34,7 +34,7 @@ type Options struct {
 
 // runOrder is the order methods run in: the bandwidth-limited copy needs the
 // whole-table rate first.
-var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyServerIncremental, RangecopyBandwidthQuarter, RangecopyBandwidth, RangecopyBandwidthThreeQuarters, RangecopyProtect, ServerAPI, ExportSnapshot, CopyTable, ScanPut, VerifyWhole, HashSync, RangecopyManyFiles, ServerWindow}
+var runOrder = []Method{RawHDFS, RangecopyFull, RangecopyRange, RangecopyIncremental, RangecopyServerIncremental, RangecopyBandwidthQuarter, RangecopyBandwidth, RangecopyBandwidthThreeQuarters, RangecopyProtect, ServerAPI, ExportSnapshot, CopyTable, ScanPut, VerifyWhole, VerifyReadAll, HashSync, RangecopyManyFiles, ServerWindow}
 
 // RunAll loads the table, measures the idle Get workload, then every method,
 // and returns the run, results in Methods order. A method that fails is a

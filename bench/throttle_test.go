@@ -25,6 +25,8 @@ func curveRun() *Run {
 		// against 29 + 20 s: 1.6% (met);
 		// 600 MiB: over the budget (missed).
 		Result{Method: VerifyWhole, Bytes: 2 << 30, Seconds: 20, SourceRSCPUSeconds: 0.5, TargetRSCPUSeconds: 0.5, WorkerPeakRSS: 600 << 20, Latency: lat(11)},
+		// --read-all: 50 s against 100 s, 2× (missed).
+		Result{Method: VerifyReadAll, Bytes: 2 << 30, Seconds: 50, Latency: lat(11)},
 		Result{Method: HashSync, Bytes: 2 << 30, Seconds: 100, SourceRSCPUSeconds: 30, TargetRSCPUSeconds: 20, Latency: lat(30)},
 		// 640 MiB: 1.25× the budget (met); 1.08× read amplification, the worst (missed).
 		Result{Method: RangecopyManyFiles, Bytes: 108e6, InputBytes: 100e6, Seconds: 5, WorkerPeakRSS: 640 << 20, FilesTotal: 960, FilesPruned: 0, Latency: lat(12)},
@@ -89,6 +91,7 @@ func TestThrottleAndVerifyAims(t *testing.T) {
 		{"rangecopy verify vs HashTable + SyncTable --dryrun (wall time)", Met, 5},
 		{"region-server CPU (source + target) during verify vs during HashTable + SyncTable", Met, 0.8 / 49},
 		{"rangecopy verify peak RSS vs a worker's default memory budget", Missed, 600 << 20},
+		{"rangecopy verify --read-all (every batch hashed) vs HashTable + SyncTable --dryrun (wall time)", Missed, 2},
 		{"rangecopy, 30 files a store: peak RSS vs the default 512 MiB budget", Met, 1.25},
 		{"read amplification (bytes read / the plan's input), worst rangecopy copy", Missed, 1.08},
 	} {

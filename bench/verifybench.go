@@ -31,12 +31,16 @@ func (e *Env) copyForVerify(ctx context.Context, t *Table) (string, error) {
 }
 
 // verifyWhole runs rangecopy verify of the whole table (visible mode, its
-// defaults) against target and fails unless it finds the tables equal.
-func (e *Env) verifyWhole(ctx context.Context, t *Table, target string) (copied, error) {
+// defaults; with VerifyReadAll, --read-all) against target and fails
+// unless it finds the tables equal.
+func (e *Env) verifyWhole(ctx context.Context, t *Table, target string, m Method) (copied, error) {
 	c := copied{bytes: t.Bytes}
 	args := []string{e.Rangecopy, "verify", "--source", e.Source.ConfDir, "--target", e.Target.ConfDir,
 		"--table", t.Table, "--target-table", target, "--json", "--parallelism", strconv.Itoa(e.Workers)}
-	logf, err := e.logFile(VerifyWhole.String())
+	if m == VerifyReadAll {
+		args = append(args, "--read-all")
+	}
+	logf, err := e.logFile(m.String())
 	if err != nil {
 		return c, err
 	}
@@ -48,15 +52,17 @@ func (e *Env) verifyWhole(ctx context.Context, t *Table, target string) (copied,
 		err = fmt.Errorf("decode the --json report %q: %w", p.Stdout, jerr)
 	}
 	c.copySeconds = float64(rep.ElapsedMs) / 1000
-	c.note = fmt.Sprintf("visible mode, %d regions read at once; both sides' HFiles read: %s; %d + %d cells, %d batches, %d mismatched, %d differences; verifier peak RSS %s against a worker's %s budget",
-		e.Workers, humanBytes(rep.BytesRead), rep.SourceCells, rep.TargetCells, rep.Batches, rep.BatchesMismatched, rep.DifferenceCount,
+	c.note = fmt.Sprintf("visible mode, %d regions read at once; %d batches, %d of them matched by file checksums (not read); HFiles read, both sides: %s; %d + %d cells hashed, %d mismatched, %d differences; verifier peak RSS %s against a worker's %s budget",
+		e.Workers, rep.Batches, rep.BatchesProven, humanBytes(rep.BytesRead), rep.SourceCells, rep.TargetCells, rep.BatchesMismatched, rep.DifferenceCount,
 		humanBytes(p.PeakRSS), humanBytes(BudgetBytes))
 	if err != nil {
 		return c, fmt.Errorf("rangecopy verify: %w", err)
 	}
-	if rep.DifferenceCount != 0 || rep.BatchesMismatched != 0 || rep.SourceCells == 0 || rep.SourceCells != rep.TargetCells {
-		return c, fmt.Errorf("rangecopy verify: a copy of the table reported %d differences in %d mismatched batches (%d source cells, %d target cells)",
-			rep.DifferenceCount, rep.BatchesMismatched, rep.SourceCells, rep.TargetCells)
+	hashed := rep.Batches - rep.BatchesProven
+	if rep.DifferenceCount != 0 || rep.BatchesMismatched != 0 || rep.Batches == 0 || rep.SourceCells != rep.TargetCells ||
+		(hashed > 0) != (rep.SourceCells > 0) || (m == VerifyReadAll && rep.BatchesProven != 0) {
+		return c, fmt.Errorf("rangecopy verify: a copy of the table reported %d differences in %d mismatched batches (%d of %d batches proven by checksums, %d source cells, %d target cells)",
+			rep.DifferenceCount, rep.BatchesMismatched, rep.BatchesProven, rep.Batches, rep.SourceCells, rep.TargetCells)
 	}
 	return c, nil
 }

@@ -202,8 +202,8 @@ func printRelocation(w io.Writer, jsonOut bool, r server.RelocationOut) error {
 			win.EndTime, len(win.JobIDs), win.Bytes, time.Duration(win.LagMs)*time.Millisecond, win.Why)
 	}
 	if rep := r.Report; rep != nil {
-		fmt.Fprintf(w, "  report: %d cells compared, %d differences, %d left, %d ranges re-copied, %d bytes copied, %s\n",
-			rep.CellsCompared, rep.Differences, rep.Remaining, rep.RangesRecopied, rep.BytesCopied, time.Duration(rep.DurationMs)*time.Millisecond)
+		fmt.Fprintf(w, "  report: %d cells compared, %d batches matched by checksums, %d differences, %d left, %d ranges re-copied, %d bytes copied, %s\n",
+			rep.CellsCompared, rep.BatchesProven, rep.Differences, rep.Remaining, rep.RangesRecopied, rep.BytesCopied, time.Duration(rep.DurationMs)*time.Millisecond)
 	}
 	return nil
 }

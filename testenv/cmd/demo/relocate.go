@@ -199,8 +199,8 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 		return err
 	}
 	if r := rel.Report; r != nil {
-		fmt.Fprintf(stdout, "demo: report: %d cells compared over [0, %d), %d differences (%d left, %d ranges re-copied), %d bytes copied in windows %v, %.1f s\n",
-			r.CellsCompared, r.Until, r.Differences, r.Remaining, r.RangesRecopied, r.BytesCopied, r.Windows, float64(r.DurationMs)/1000)
+		fmt.Fprintf(stdout, "demo: report: %d cells compared over [0, %d) (and %d batches matched by file checksums), %d differences (%d left, %d ranges re-copied), %d bytes copied in windows %v, %.1f s\n",
+			r.CellsCompared, r.Until, r.BatchesProven, r.Differences, r.Remaining, r.RangesRecopied, r.BytesCopied, r.Windows, float64(r.DurationMs)/1000)
 	}
 	src, err := env.Source.Scan(ctx, table, testenv.ScanSpec{Raw: true})
 	if err != nil {
