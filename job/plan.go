@@ -96,8 +96,8 @@ type Task struct {
 
 // PlanOptions tune planning.
 type PlanOptions struct {
-	// TaskBytes is the input size a task aims at; a region with more input
-	// in range is cut into several tasks. Zero means DefaultTaskBytes, or
+	// TaskBytes is the input size a task aims at; a region with 1.5× that
+	// input in range or more is cut into several tasks. Zero means DefaultTaskBytes, or
 	// less for a small job when Slots is set (see AutoTaskBytes).
 	TaskBytes int64
 	// Slots is how many tasks will run at once (the workers' capacity);
@@ -340,11 +340,15 @@ func estimate(files []StoreFile, r KeyRange) int64 {
 }
 
 // cut splits rows into pieces of about target input bytes each, at rows
-// taken from the files' block indexes. A range with at most target bytes, or
-// without index rows inside it, stays whole.
+// taken from the files' block indexes. A range of less than 1.5× target
+// bytes, or without index rows inside it, stays whole.
 func cut(rows KeyRange, files []StoreFile, target int64) []KeyRange {
 	total := estimate(files, rows)
-	if total <= target {
+	// The nearest whole number of pieces: a region a little over the
+	// target stays one task (cutting it would rewrite files a whole task
+	// could copy byte for byte), each piece within 1.5× the target.
+	n := (total + target/2) / target
+	if n <= 1 {
 		return []KeyRange{rows}
 	}
 	var keys [][]byte
@@ -356,7 +360,6 @@ func cut(rows KeyRange, files []StoreFile, target int64) []KeyRange {
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
-	n := (total + target - 1) / target
 	step := total / n
 	var out []KeyRange
 	start := rows.Start
