@@ -223,7 +223,10 @@ func provenBatches(ctx context.Context, sides []*side, families []string, batche
 }
 
 // splitProven cuts each unit into runs of batches all proven or all not,
-// in order. A nil proven proves nothing. Pure.
+// in order, and joins the proven runs of a side that touch across regions
+// into one unit (named by its first batch's region): a proven unit reads
+// nothing, so one per run spares a claim per region. A nil proven proves
+// nothing. Pure.
 func splitProven(units []unit, proven []bool) []unit {
 	if proven == nil {
 		return units
@@ -235,7 +238,11 @@ func splitProven(units []unit, proven []bool) []unit {
 			if i == u.hi || proven[i] != proven[lo] {
 				part := u
 				part.lo, part.hi, part.proven = lo, i, proven[lo]
-				out = append(out, part)
+				if n := len(out); part.proven && n > 0 && out[n-1].proven && out[n-1].side == part.side && out[n-1].hi == part.lo {
+					out[n-1].hi = part.hi
+				} else {
+					out = append(out, part)
+				}
 				lo = i
 			}
 		}

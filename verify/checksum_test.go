@@ -127,6 +127,13 @@ func TestSplitProven(t *testing.T) {
 	if !slices.EqualFunc(got, want, same) {
 		t.Errorf("splitProven:\n got %+v\nwant %+v", got, want)
 	}
+	// Proven runs of a side that touch across regions join; the target's
+	// are not joined with the source's.
+	got = splitProven(units, []bool{true, true, true, true})
+	want = []unit{{side: 0, lo: 0, hi: 4, proven: true}, {side: 1, lo: 0, hi: 4, proven: true}}
+	if !slices.EqualFunc(got, want, same) {
+		t.Errorf("splitProven, all proven:\n got %+v\nwant %+v", got, want)
+	}
 }
 
 func TestProvenBatches(t *testing.T) {
