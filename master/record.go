@@ -14,7 +14,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"rangecopy/cluster"
 	"rangecopy/job"
@@ -51,4 +53,23 @@ func JobID(source, target cluster.Config, s job.Spec) string {
 // inputs: each run of the job adds its start time in milliseconds.
 func SnapshotName(jobID string) string {
 	return "rangecopy-" + strings.NewReplacer(":", "_").Replace(jobID)
+}
+
+// SnapshotStamp returns the time a snapshot named for job jobID (SnapshotName,
+// then "-<Unix ms>" and maybe PinName's "-r<attempt>") was named: when the job
+// was registered, before the snapshot was taken, so every cell written before
+// it is in the snapshot. Pure.
+func SnapshotStamp(jobID, name string) (time.Time, bool) {
+	rest, ok := strings.CutPrefix(name, SnapshotName(jobID)+"-")
+	if !ok {
+		return time.Time{}, false
+	}
+	if i := strings.Index(rest, "-r"); i >= 0 {
+		rest = rest[:i]
+	}
+	ms, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil || ms <= 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(ms), true
 }

@@ -80,3 +80,26 @@ func TestTaskSpecBound(t *testing.T) {
 		t.Errorf("job.MaxTaskSpec %d exceeds registry.MaxSpec %d", job.MaxTaskSpec, registry.MaxSpec)
 	}
 }
+
+func TestSnapshotStamp(t *testing.T) {
+	id := "copy-ns_t-0123456789abcdef"
+	base := SnapshotName(id)
+	for _, tc := range []struct {
+		name string
+		ms   int64
+		ok   bool
+	}{
+		{base + "-1700000000123", 1700000000123, true},
+		{PinName(base+"-1700000000123", 2), 1700000000123, true},
+		{base + "-dryrun-1700000000123", 0, false},
+		{base, 0, false},
+		{base + "-", 0, false},
+		{base + "-0", 0, false},
+		{SnapshotName("copy-other-0123456789abcdef") + "-1700000000123", 0, false},
+	} {
+		got, ok := SnapshotStamp(id, tc.name)
+		if ok != tc.ok || (ok && got.UnixMilli() != tc.ms) {
+			t.Errorf("SnapshotStamp(%q) = %v, %v; want %d, %v", tc.name, got, ok, tc.ms, tc.ok)
+		}
+	}
+}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +18,10 @@ import (
 	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
+	"rangecopy/registry"
 	"rangecopy/server"
 	"rangecopy/units"
+	"rangecopy/verify"
 )
 
 // copyFlags are the command line of rangecopy copy, as typed.
@@ -42,6 +46,7 @@ type copyFlags struct {
 	api                               apiFlags
 	wait                              bool
 	idempotencyKey                    string
+	verify                            string
 	flags                             *pflag.FlagSet // to tell flags given from defaults
 }
 
@@ -67,13 +72,19 @@ registered there (GET /api/v1/clusters); the token comes from --token-file or
 $RANGECOPY_TOKEN. It prints the job's id and exits, as --detach does; with
 --wait it follows the job to its end with a progress bar and prints the
 report. Flags of a local run (--workers, --dry-run, --resume, --zk, --work-dir,
---user, --source-hdfs, --target-hdfs, --cpuprofile) do not go with --server.
+--user, --source-hdfs, --target-hdfs, --cpuprofile, --verify) do not go with
+--server.
 
 A cluster is a folder holding its hbase-site.xml (and core-site.xml,
 hdfs-site.xml), or a ZooKeeper cluster key (zk1,zk2:2181:/hbase) together with
 --source-hdfs/--target-hdfs. Row keys take the HBase shell's \xNN escapes;
 times are cell timestamps in milliseconds. The report goes to stdout, progress
-and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
+and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.
+
+With --verify (or --verify=raw) the copy, once done, is verified as
+"rangecopy verify" does, over the copied rows, families and times before the
+copy's snapshot, and both reports are printed (with --json one document of
+"copy" and "verification"); exit status 3 if the target differs.`,
 		Example: `  rangecopy copy --source /etc/hbase/conf --target zk1,zk2,zk3:2181:/hbase \
       --target-hdfs hdfs://nn2:8020/hbase --table ns:events \
       --start-row 'user\x00\x10' --stop-row 'user\x00\x20' \
@@ -117,8 +128,11 @@ and the log to stderr. Exit status: 0 done, 1 failed, 2 bad command line.`,
 	f.api.add(fs)
 	fs.BoolVar(&f.wait, "wait", false, "with --server: follow the job to its end with a progress bar and print its report (exit 1 unless done)")
 	fs.StringVar(&f.idempotencyKey, "idempotency-key", "", "with --server: the submission's Idempotency-Key, to submit again safely (default a random one)")
+	fs.StringVar(&f.verify, "verify", "", "once the copy is done, verify the target against the source over the copied selection (times before the copy's snapshot), as rangecopy verify does: visible (--verify) or raw (--verify=raw); exit 3 if they differ")
+	fs.Lookup("verify").NoOptDefVal = "visible"
 	f.log.complete(c)
 	_ = c.MarkFlagFilename("cpuprofile")
+	_ = c.RegisterFlagCompletionFunc("verify", cobra.FixedCompletions([]cobra.Completion{"visible", "raw"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -142,6 +156,18 @@ func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) 
 	opts, err := copyOptions(f)
 	if err != nil {
 		return err
+	}
+	var verifyMode verify.Mode
+	if f.verify != "" {
+		switch {
+		case f.detach || f.dryRun:
+			return usageErrorf("--verify does not go with --detach or --dry-run: it verifies a copy this process ran (run rangecopy verify after a detached job)")
+		case f.resume != "" && f.rng.table == "":
+			return usageErrorf("--verify with --resume needs the copy's selection (--table and the rest) to verify")
+		}
+		if verifyMode, err = verify.ParseMode(f.verify); err != nil {
+			return usageErrorf("--verify: %v", err)
+		}
 	}
 	mem, err := parseMemory(f.memory)
 	if err != nil {
@@ -168,7 +194,7 @@ func runCopyCommand(ctx context.Context, f copyFlags, stdout, stderr io.Writer) 
 		defer pprof.StopCPUProfile()
 	}
 	setHeapLimit(mem, os.Getenv("GOMEMLIMIT"))
-	return runCopy(ctx, opts, mem, f.log, f.jsonOut, stdout, stderr)
+	return runCopy(ctx, opts, mem, f.log, f.jsonOut, verifyMode, stdout, stderr)
 }
 
 // copyOptions turns the flags into the master's options. It reads cluster
@@ -239,7 +265,7 @@ func parseMemory(s string) (int64, error) {
 // name registered clusters.
 func submissionOf(f copyFlags) (server.JobSubmission, error) {
 	if err := onlyWithoutServer(f.flags, "the server runs the job with its own workers and settings",
-		"workers", "dry-run", "resume", "detach", "zk-root", "work-dir", "user", "source-hdfs", "target-hdfs", "cpuprofile", "memory"); err != nil {
+		"workers", "dry-run", "resume", "detach", "zk-root", "work-dir", "user", "source-hdfs", "target-hdfs", "cpuprofile", "memory", "verify"); err != nil {
 		return server.JobSubmission{}, err
 	}
 	if f.source.spec == "" || f.target.spec == "" {
@@ -313,7 +339,10 @@ func runRemoteCopy(ctx context.Context, f copyFlags, stdout, stderr io.Writer) e
 // lines otherwise) and prints the report on stdout. On a terminal only
 // warnings are logged, so as not to break the bar, unless -v asks for debug
 // detail.
-func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, jsonOut bool, stdout, stderr io.Writer) error {
+//
+// With verifyMode set, a copy that is done is then verified (verifyCopy) and
+// both reports printed; a difference is errDifferent.
+func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, jsonOut bool, verifyMode verify.Mode, stdout, stderr io.Writer) error {
 	terminal := isTerminal(stderr)
 	level := slog.LevelInfo
 	if terminal {
@@ -338,6 +367,26 @@ func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, j
 	if opts.DryRun {
 		return err
 	}
+	if verifyMode != 0 && err == nil && rep.Status == job.ReportDone {
+		vrep, verr := verifyCopy(ctx, opts, rep.Job, verifyMode)
+		if verr != nil {
+			return fmt.Errorf("copy %s done; its verification failed: %w", rep.Job, verr)
+		}
+		if jsonOut {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			err = enc.Encode(struct {
+				Copy         job.Report    `json:"copy"`
+				Verification verify.Report `json:"verification"`
+			}{rep, vrep})
+		} else if err = progress.WriteText(stdout, rep); err == nil {
+			err = verify.WriteText(stdout, vrep)
+		}
+		if err == nil && !vrep.Equal() {
+			err = fmt.Errorf("%w: copy %s done, then %d batches of %d mismatched, %d cells differ", errDifferent, rep.Job, vrep.BatchesMismatched, vrep.Batches, vrep.DifferenceCount)
+		}
+		return err
+	}
 	if rep.Job != "" || err == nil {
 		if jsonOut {
 			if werr := progress.WriteJSON(stdout, rep); werr != nil && err == nil {
@@ -348,6 +397,46 @@ func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, j
 		}
 	}
 	return err
+}
+
+// verifyCopy verifies the copy job id made with opts (rangecopy verify's
+// comparison, as a registry job in the copy's registry) over its selection,
+// up to the time its snapshot was named (master.SnapshotStamp): what the
+// copy holds. A cell written since with an older timestamp is a difference.
+func verifyCopy(ctx context.Context, opts master.Options, id string, mode verify.Mode) (verify.Report, error) {
+	servers := opts.ZK
+	if len(servers) == 0 {
+		servers = opts.Target.ZKQuorum
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	reg, err := registry.Open(octx, registry.Config{Servers: servers, Root: opts.ZKRoot, Logger: opts.Logger.With("part", "registry")})
+	if err != nil {
+		return verify.Report{}, fmt.Errorf("registry ZooKeeper %s: %w", strings.Join(servers, ","), err)
+	}
+	defer reg.Close()
+	j, err := reg.Job(ctx, id)
+	if err != nil {
+		return verify.Report{}, fmt.Errorf("job %s: %w", id, err)
+	}
+	rec, err := job.DecodeRecord(j.Spec)
+	if err != nil {
+		return verify.Report{}, fmt.Errorf("job %s: %w", id, err)
+	}
+	until, ok := master.SnapshotStamp(id, rec.Snapshot)
+	if !ok {
+		return verify.Report{}, fmt.Errorf("job %s: no time in its snapshot's name %q", id, rec.Snapshot)
+	}
+	spec := rec.Spec
+	tr := spec.Times()
+	tr.Max = min(tr.Max, until.UnixMilli())
+	if tr.Max <= tr.Min {
+		return verify.Report{}, fmt.Errorf("job %s copied times %s, all after its snapshot was named (%d): nothing to verify", id, spec.Times(), until.UnixMilli())
+	}
+	o := verify.Options{Source: opts.Source, Target: opts.Target, User: opts.User, Table: spec.Table, TargetTable: spec.TargetTable,
+		Rows: spec.Rows, Time: tr, Families: spec.Families, Mode: mode, Bandwidth: opts.Bandwidth, Parallelism: opts.Workers, Logger: opts.Logger}
+	opts.Logger.Info("copy: verifying the copy", "job", id, "mode", mode.String(), "until", until.UnixMilli())
+	return verify.RunJob(ctx, o, reg)
 }
 
 // runSubmit registers a detached job and prints its id alone on stdout.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
@@ -216,5 +217,70 @@ func TestVerifyHashTableCommand(t *testing.T) {
 	rep := against(exitDifferent)
 	if rep.BatchesMismatched != 1 || rep.DifferenceCount != 1 || rep.Differences[0].Kind != verify.ValueDiffers || string(rep.Differences[0].Row) != string(rows[2]) {
 		t.Fatalf("against HBase's hashes after a change: %+v", rep)
+	}
+}
+
+// TestCopyVerify runs rangecopy copy --verify: the copy then its
+// verification, both reports printed; a target cell the source lacks makes
+// it exit 3 naming the cell; --verify refuses what it cannot verify.
+func TestCopyVerify(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := t.Context()
+	src := copytest.CreateSource(t, env, "cpver")
+	rows := copytest.BinaryRows(16)
+	copytest.WriteRounds(t, env.Source, src, rows, 2, 1_700_000_000_000, true)
+	u := testenv.UniqueName(t, "v")
+	registry := []string{"--zk-root", "/rangecopy-test/" + u, "--work-dir", "/tmp/rangecopy-test/" + u}
+	copyArgs := func(dst string, extra ...string) []string {
+		args := []string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", src, "--target-table", dst,
+			"--user", env.Target.User}
+		return append(append(args, registry...), extra...)
+	}
+
+	for _, bad := range [][]string{{"--verify", "--detach"}, {"--verify", "--dry-run"}, {"--verify=cooked"}} {
+		var out, errb bytes.Buffer
+		if code := run(ctx, copyArgs("cpver_never", bad...), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "--verify") {
+			t.Errorf("copy %v: exit %d, stderr %q; want a usage error naming --verify", bad, code, errb.String())
+		}
+	}
+
+	dst := testenv.UniqueName(t, "cpver-t")
+	copytest.DropTargetLater(t, env, dst)
+	var out, errb bytes.Buffer
+	if code := run(ctx, copyArgs(dst, "--create-table", "--verify=raw", "--json"), &out, &errb); code != exitOK {
+		t.Fatalf("copy --verify=raw: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	var both struct {
+		Copy struct {
+			Status string `json:"status"`
+			Job    string `json:"job"`
+		} `json:"copy"`
+		Verification verify.Report `json:"verification"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &both); err != nil {
+		t.Fatalf("copy --verify --json: %v\n%s", err, out.String())
+	}
+	if v := both.Verification; both.Copy.Status != "done" || both.Copy.Job == "" || !v.Equal() || v.Mode != verify.ModeRaw || v.Batches == 0 ||
+		v.TargetTable != dst || v.MaxTimeMs <= 1_700_000_001_000 || v.MaxTimeMs > time.Now().UnixMilli() {
+		t.Fatalf("copy --verify=raw report: %+v", both)
+	}
+
+	// A target that holds a cell the source lacks: copied onto, it still
+	// differs by that cell.
+	dst2 := testenv.UniqueName(t, "cpver-x")
+	if err := env.Target.CreateTableWith(ctx, dst2, copytest.SampleFamilies, copytest.SampleSplits, testenv.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	copytest.DropTargetLater(t, env, dst2)
+	extra := []byte{0x30, 0x01}
+	if err := env.Target.Mutate(ctx, dst2, []testenv.Cell{{Row: extra, Family: []byte("cf1"), Qualifier: []byte("q1"),
+		Timestamp: 1_700_000_000_500, Type: "Put", Value: []byte("only here")}}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	code := run(ctx, copyArgs(dst2, "--verify"), &out, &errb)
+	if code != exitDifferent || !strings.Contains(out.String(), "DIFFERENT") || !strings.Contains(out.String(), `extra on target Put row 0\x01 cf1:q1`) {
+		t.Fatalf("copy --verify onto a target with an extra cell: exit %d (want %d)\n%s\n%s", code, exitDifferent, out.String(), errb.String())
 	}
 }
