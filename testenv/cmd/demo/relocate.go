@@ -146,7 +146,7 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 				return err
 			}
 			if rel.Phase != phase {
-				fmt.Fprintf(stdout, "demo:   phase %s %s\n", rel.Phase, rel.Why)
+				fmt.Fprintln(stdout, strings.TrimSpace("demo:   phase "+rel.Phase+" "+rel.Why))
 				phase = rel.Phase
 			}
 			for ; seen < len(rel.Windows); seen++ {
