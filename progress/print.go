@@ -86,13 +86,23 @@ func (t *Terminal) bar(f float64) string {
 // Log writes a log line for each sample, for logs and pipes.
 type Log struct {
 	Logger *slog.Logger
+	// What names the work in the messages ("<What> progress", "<What>
+	// finished"); empty means "copy".
+	What string
+}
+
+func (l *Log) what() string {
+	if l.What == "" {
+		return "copy"
+	}
+	return l.What
 }
 
 // Update logs the sample.
-func (l *Log) Update(s Sample) { l.log("copy progress", s) }
+func (l *Log) Update(s Sample) { l.log(l.what()+" progress", s) }
 
 // Finish logs the last sample.
-func (l *Log) Finish(s Sample) { l.log("copy finished", s) }
+func (l *Log) Finish(s Sample) { l.log(l.what()+" finished", s) }
 
 func (l *Log) log(msg string, s Sample) {
 	l.Logger.Info(msg, "read", Bytes(s.BytesRead), "total", Bytes(s.BytesTotal),

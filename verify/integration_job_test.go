@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rangecopy/job"
+	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/testenv"
 	"rangecopy/verify"
@@ -108,10 +109,19 @@ func TestVerifyJobResumesAfterKill(t *testing.T) {
 
 	o.Bandwidth = 0
 	start = time.Now()
+	var shown progress.Counters
+	o.Progress = &shown
 	got, err := verify.RunJob(t.Context(), o, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The progress counters follow the units: every one done at the end,
+	// and the bytes this run read for them (the resumed units read none
+	// here), within the report's total.
+	if tt, td, br := shown.TasksTotal.Load(), shown.TasksDone.Load(), shown.BytesRead.Load(); tt != int64(total) || td != int64(total) || br <= 0 || br > got.BytesRead {
+		t.Errorf("progress: %d of %d units done, %d bytes read; want %d of %d, bytes in (0, %d]", td, tt, br, total, total, got.BytesRead)
+	}
+	o.Progress = nil
 	t.Logf("resumed in %s: %d units, %d resumed, %d hashed", time.Since(start).Round(time.Millisecond), got.Units, got.UnitsResumed, got.UnitsHashed)
 	if got.Units != total || got.UnitsResumed != counts.Done || got.UnitsHashed != total-counts.Done || got.Job != id {
 		t.Errorf("resumed run: %d units, %d resumed, %d hashed; want %d, %d, %d", got.Units, got.UnitsResumed, got.UnitsHashed, total, counts.Done, total-counts.Done)

@@ -16,6 +16,7 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/rowkey"
 	"rangecopy/snapshot"
@@ -147,8 +148,12 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 		StartRow: rowkey.Format(ro.Rows.Start), StopRow: rowkey.Format(ro.Rows.End), MinTimeMs: ro.Time.Min, MaxTimeMs: ro.Time.Max,
 		Families: families, SourceSnapshot: names[0], TargetSnapshot: names[1], Job: id, Units: len(tasks), UnitsResumed: len(doneBefore)}
 	log.Info("verify: units", "units", len(tasks), "done_before", len(doneBefore), "to_hash", len(tasks)-len(doneBefore))
+	if pc := o.Progress; pc != nil {
+		pc.TasksTotal.Store(int64(len(tasks)))
+		pc.TasksDone.Store(int64(len(doneBefore)))
+	}
 
-	ue := &unitEnv{reg: reg, sides: sides, families: families, o: ro, log: log}
+	ue := &unitEnv{reg: reg, sides: sides, families: families, o: ro, log: log, progress: o.Progress}
 	width := ro.Parallelism
 	if o.LeaveUnits {
 		width = 0
@@ -306,6 +311,7 @@ type unitEnv struct {
 	families []string
 	o        Options
 	log      *slog.Logger
+	progress *progress.Counters // nil: none
 }
 
 // runUnits hashes the job's units in this process, width at a time, until
@@ -333,6 +339,9 @@ func runUnits(ctx context.Context, ue *unitEnv, id string, total, width int) (in
 						cancel(fmt.Errorf("verify: job %s: %d units failed (rangecopy job status %s lists them)", id, counts.Failed, id))
 						return
 					}
+					if ue.progress != nil {
+						ue.progress.TasksDone.Store(int64(counts.Done))
+					}
 					if counts.Pending == 0 && counts.Claimed == 0 {
 						return
 					}
@@ -356,6 +365,9 @@ func runUnits(ctx context.Context, ue *unitEnv, id string, total, width int) (in
 				}
 				hashed.Add(1)
 				if counts, err := ue.reg.Count(ctx, id); err == nil {
+					if ue.progress != nil {
+						ue.progress.TasksDone.Store(int64(counts.Done))
+					}
 					ue.log.Info("verify: unit hashed", "unit", c.Task(), "units_done", counts.Done, "units", total)
 				}
 			}
@@ -469,7 +481,13 @@ func (ue *unitEnv) hashUnit(ctx context.Context, c *registry.Claim) error {
 	h := NewHasher(rest)
 	saved := 0
 	var saveErr error
+	var shown int64 // of read, added to the progress counters
 	save := func(sealed []BatchHash) {
+		if ue.progress != nil {
+			n := read.Load()
+			ue.progress.BytesRead.Add(n - shown)
+			shown = n
+		}
 		if saveErr == nil {
 			saveErr = c.SaveCheckpoint(ctx, EncodeUnitCheckpoint(UnitCheckpoint{Hashes: append(have[:len(have):len(have)], sealed...), BytesRead: cp.BytesRead + read.Load()}))
 			saved = len(sealed)

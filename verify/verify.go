@@ -21,6 +21,7 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/progress"
 	"rangecopy/rowkey"
 	"rangecopy/snapshot"
 	"rangecopy/worker"
@@ -83,6 +84,10 @@ type Options struct {
 	// LeaveUnits, with RunJob, hashes no unit in this process: every unit
 	// is left to the worker agents of the registry, which RunJob waits for.
 	LeaveUnits bool
+	// Progress, with RunJob, receives the job's units as tasks (total, and
+	// done by whoever) and the HFile bytes this process reads, for a
+	// progress bar (progress.Run); nil: none.
+	Progress *progress.Counters
 
 	// scanVersions, when above 0, reads with HashTable's scan instead of
 	// Mode: markers in or after the time range applied, this many versions.

@@ -21,6 +21,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/local"
 	"rangecopy/master"
+	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/units"
 	"rangecopy/verify"
@@ -267,7 +268,7 @@ func runVerifyCommand(ctx context.Context, f verifyFlags, stdout, stderr io.Writ
 		if err != nil {
 			return err
 		}
-	} else if rep, err = runVerifyJob(ctx, f, o); err != nil {
+	} else if rep, err = runVerifyJob(ctx, f, o, stderr); err != nil {
 		return err
 	}
 	if f.repair && !rep.Equal() {
@@ -360,8 +361,10 @@ func writeVerifyReport(w io.Writer, rep verify.Report, jsonOut bool) error {
 }
 
 // runVerifyJob runs the comparison as a registry job (verify.RunJob): the
-// registry of --zk, else the target's quorum, as rangecopy copy's.
-func runVerifyJob(ctx context.Context, f verifyFlags, o verify.Options) (verify.Report, error) {
+// registry of --zk, else the target's quorum, as rangecopy copy's. Its
+// progress (units done, bytes read) goes to stderr: a bar on a terminal,
+// else a log line every 10 s (at -v).
+func runVerifyJob(ctx context.Context, f verifyFlags, o verify.Options, stderr io.Writer) (verify.Report, error) {
 	servers := f.registry.servers()
 	if len(servers) == 0 {
 		servers = o.Target.ZKQuorum
@@ -373,5 +376,20 @@ func runVerifyJob(ctx context.Context, f verifyFlags, o verify.Options) (verify.
 		return verify.Report{}, fmt.Errorf("registry ZooKeeper %s: %w", strings.Join(servers, ","), err)
 	}
 	defer reg.Close()
-	return verify.RunJob(ctx, o, reg)
+	var pr progress.Printer = &progress.Log{Logger: o.Logger, What: "verify"}
+	interval := 10 * time.Second
+	if isTerminal(stderr) {
+		pr, interval = &progress.Terminal{W: stderr}, 500*time.Millisecond
+	}
+	o.Progress = &progress.Counters{}
+	pctx, stop := context.WithCancel(ctx)
+	shown := make(chan struct{})
+	go func() {
+		defer close(shown)
+		progress.Run(pctx, o.Progress, time.Now(), interval, pr)
+	}()
+	rep, err := verify.RunJob(ctx, o, reg)
+	stop()
+	<-shown
+	return rep, err
 }
