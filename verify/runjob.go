@@ -453,6 +453,9 @@ func (ue *unitEnv) hashUnit(ctx context.Context, c *registry.Claim) error {
 	if err != nil {
 		return err
 	}
+	if u.Proven {
+		return nil // matched by checksums when planned: nothing to read
+	}
 	b, err := ue.reg.TaskCheckpoint(ctx, c.Job(), c.Task())
 	if err != nil {
 		return err
@@ -462,9 +465,6 @@ func (ue *unitEnv) hashUnit(ctx context.Context, c *registry.Claim) error {
 		return err
 	}
 	have := cp.Hashes
-	if u.Proven {
-		return nil // matched by checksums when planned: nothing to read
-	}
 	if len(have) > len(u.Batches) {
 		return fmt.Errorf("%w: checkpoint holds %d hashes of %d batches", ErrUnit, len(have), len(u.Batches))
 	}

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -355,13 +353,7 @@ func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, j
 	opts.Out = stdout
 	lo := local.Options{Options: opts, Memory: mem}
 	if !opts.DryRun {
-		if terminal {
-			lo.Progress = &progress.Terminal{W: stderr}
-			lo.ProgressInterval = 500 * time.Millisecond
-		} else {
-			lo.Progress = &progress.Log{Logger: opts.Logger}
-			lo.ProgressInterval = 10 * time.Second
-		}
+		lo.Progress, lo.ProgressInterval = progressPrinter(stderr, opts.Logger, "copy")
 	}
 	rep, err := local.Copy(ctx, lo)
 	if opts.DryRun {
@@ -408,11 +400,9 @@ func verifyCopy(ctx context.Context, opts master.Options, id string, mode verify
 	if len(servers) == 0 {
 		servers = opts.Target.ZKQuorum
 	}
-	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	reg, err := registry.Open(octx, registry.Config{Servers: servers, Root: opts.ZKRoot, Logger: opts.Logger.With("part", "registry")})
+	reg, err := openRegistry(ctx, registry.Config{Servers: servers, Root: opts.ZKRoot, Logger: opts.Logger.With("part", "registry")})
 	if err != nil {
-		return verify.Report{}, fmt.Errorf("registry ZooKeeper %s: %w", strings.Join(servers, ","), err)
+		return verify.Report{}, err
 	}
 	defer reg.Close()
 	j, err := reg.Job(ctx, id)

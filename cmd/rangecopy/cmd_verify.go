@@ -369,18 +369,12 @@ func runVerifyJob(ctx context.Context, f verifyFlags, o verify.Options, stderr i
 	if len(servers) == 0 {
 		servers = o.Target.ZKQuorum
 	}
-	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	reg, err := registry.Open(octx, registry.Config{Servers: servers, Root: f.registry.zkRoot, Logger: o.Logger.With("part", "registry")})
+	reg, err := openRegistry(ctx, registry.Config{Servers: servers, Root: f.registry.zkRoot, Logger: o.Logger.With("part", "registry")})
 	if err != nil {
-		return verify.Report{}, fmt.Errorf("registry ZooKeeper %s: %w", strings.Join(servers, ","), err)
+		return verify.Report{}, err
 	}
 	defer reg.Close()
-	var pr progress.Printer = &progress.Log{Logger: o.Logger, What: "verify"}
-	interval := 10 * time.Second
-	if isTerminal(stderr) {
-		pr, interval = &progress.Terminal{W: stderr}, 500*time.Millisecond
-	}
+	pr, interval := progressPrinter(stderr, o.Logger, "verify")
 	o.Progress = &progress.Counters{}
 	pctx, stop := context.WithCancel(ctx)
 	shown := make(chan struct{})

@@ -61,6 +61,22 @@ func TestVerifyUsageExit(t *testing.T) {
 	}
 }
 
+// commandSource creates a source table of the sample (prefix, 16 binary
+// rows) written in two rounds with every delete kind, for the command tests.
+func commandSource(t *testing.T, env *testenv.Env, prefix string) (string, [][]byte) {
+	t.Helper()
+	src := copytest.CreateSource(t, env, prefix)
+	rows := copytest.BinaryRows(16)
+	copytest.WriteRounds(t, env.Source, src, rows, 2, 1_700_000_000_000, true)
+	return src, rows
+}
+
+// testRegistryFlags are --zk-root and --work-dir of the test's own.
+func testRegistryFlags(t *testing.T) []string {
+	u := testenv.UniqueName(t, "v")
+	return []string{"--zk-root", "/rangecopy-test/" + u, "--work-dir", "/tmp/rangecopy-test/" + u}
+}
+
 // TestVerifyCommand runs rangecopy copy and rangecopy verify on the test
 // clusters: equal after the copy (exit 0), different after the target's
 // value changed (exit 3, the JSON report naming the cell), equal again
@@ -68,15 +84,12 @@ func TestVerifyUsageExit(t *testing.T) {
 func TestVerifyCommand(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := t.Context()
-	src := copytest.CreateSource(t, env, "vcmd")
-	rows := copytest.BinaryRows(16)
-	copytest.WriteRounds(t, env.Source, src, rows, 2, 1_700_000_000_000, true)
+	src, rows := commandSource(t, env, "vcmd")
 	dst := testenv.UniqueName(t, "vcmd-t")
 	copytest.DropTargetLater(t, env, dst)
-	u := testenv.UniqueName(t, "v")
 	common := []string{"--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", src, "--target-table", dst,
 		"--user", env.Target.User}
-	registry := []string{"--zk-root", "/rangecopy-test/" + u, "--work-dir", "/tmp/rangecopy-test/" + u}
+	registry := testRegistryFlags(t)
 	var out, errb bytes.Buffer
 	if code := run(ctx, append(append([]string{"copy", "--create-table"}, common...), registry...), &out, &errb); code != exitOK {
 		t.Fatalf("copy: exit %d\n%s\n%s", code, out.String(), errb.String())
@@ -161,9 +174,7 @@ func TestVerifyHashTableOptions(t *testing.T) {
 func TestVerifyHashTableCommand(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := t.Context()
-	src := copytest.CreateSource(t, env, "vhcmd")
-	rows := copytest.BinaryRows(16)
-	copytest.WriteRounds(t, env.Source, src, rows, 2, 1_700_000_000_000, true)
+	src, rows := commandSource(t, env, "vhcmd")
 	dst := testenv.UniqueName(t, "vhcmd-t")
 	copytest.DropTargetLater(t, env, dst)
 	u := testenv.UniqueName(t, "v")
@@ -226,11 +237,8 @@ func TestVerifyHashTableCommand(t *testing.T) {
 func TestCopyVerify(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := t.Context()
-	src := copytest.CreateSource(t, env, "cpver")
-	rows := copytest.BinaryRows(16)
-	copytest.WriteRounds(t, env.Source, src, rows, 2, 1_700_000_000_000, true)
-	u := testenv.UniqueName(t, "v")
-	registry := []string{"--zk-root", "/rangecopy-test/" + u, "--work-dir", "/tmp/rangecopy-test/" + u}
+	src, _ := commandSource(t, env, "cpver")
+	registry := testRegistryFlags(t)
 	copyArgs := func(dst string, extra ...string) []string {
 		args := []string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", src, "--target-table", dst,
 			"--user", env.Target.User}

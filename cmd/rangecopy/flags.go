@@ -16,6 +16,7 @@ import (
 	"rangecopy/cluster"
 	"rangecopy/hbase"
 	"rangecopy/job"
+	"rangecopy/progress"
 	"rangecopy/registry"
 )
 
@@ -206,14 +207,27 @@ func (r registryFlags) open(ctx context.Context, log *slog.Logger) (*registry.Re
 	if err := r.check(); err != nil {
 		return nil, err
 	}
+	return openRegistry(ctx, registry.Config{Servers: servers, Root: r.zkRoot, SessionTimeout: r.sessionTimeout, Logger: log.With("part", "registry")})
+}
+
+// openRegistry opens the registry cfg names, giving up after 30 s.
+func openRegistry(ctx context.Context, cfg registry.Config) (*registry.Registry, error) {
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	reg, err := registry.Open(octx, registry.Config{Servers: servers, Root: r.zkRoot, SessionTimeout: r.sessionTimeout,
-		Logger: log.With("part", "registry")})
+	reg, err := registry.Open(octx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("registry ZooKeeper %s: %w", strings.Join(servers, ","), err)
+		return nil, fmt.Errorf("registry ZooKeeper %s: %w", strings.Join(cfg.Servers, ","), err)
 	}
 	return reg, nil
+}
+
+// progressPrinter is how a command shows progress on stderr: a bar redrawn
+// every 500 ms on a terminal, else a log line of what every 10 s.
+func progressPrinter(stderr io.Writer, log *slog.Logger, what string) (progress.Printer, time.Duration) {
+	if isTerminal(stderr) {
+		return &progress.Terminal{W: stderr}, 500 * time.Millisecond
+	}
+	return &progress.Log{Logger: log, What: what}, 10 * time.Second
 }
 
 // logFlags say how a command logs on stderr: --log-format and -v.
