@@ -43,7 +43,7 @@ func Markdown(r *Run, jsonPath, chartPath string) string {
 	p("- **Machine**: %d cores (%s), %.1f GiB, %s; load average %s at the start, %s at the end (shared machine).\n",
 		m.CPUs, m.CPUModel, m.MemoryGB, m.Kernel, m.LoadBefore, m.LoadAfter)
 	v := r.Versions
-	p("- **Versions**: %s, Java %s, HBase %s, Hadoop %s, rangecopy %s; both mini clusters (1 master, 2 region servers, 2 DataNodes each) in one JVM on this machine.\n",
+	p("- **Versions**: %s, Java %s, HBase %s, Hadoop %s, rangecopy %s; both mini clusters (1 master, 2 region servers, 3 DataNodes each) in one JVM on this machine.\n",
 		v.Go, v.Java, v.HBase, v.Hadoop, v.Rangecopy)
 	d := r.Data
 	p("- **Data**: table `%s`, %d rows of a %d-byte key with a %d-byte value in family `d` and a %d-byte value in `m`, %d regions, timestamps spread over %s; %d HFiles, %s (snapshot).",

@@ -14,6 +14,9 @@
 // Tests that stop a shared server (a target region server, a source DataNode)
 // do not run in parallel: Go runs them one after the other first, then the
 // parallel tests together, so no two tests stop servers at once and no
-// parallel test sees a server stopped. Every test uses a ZooKeeper root, a
-// work folder and tables of its own.
+// parallel test sees a server stopped. Other packages' tests do run at the
+// same time, so a stopped server must never be one they need: a region server
+// a test stops is one it started, and a stopped DataNode is one of three, so
+// two still take every new block. Every test uses a ZooKeeper root, a work
+// folder and tables of its own.
 package faults

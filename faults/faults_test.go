@@ -209,7 +209,7 @@ func moveAll(t *testing.T, c *testenv.Cluster, regions []testenv.Region, server 
 	}
 }
 
-// TestSourceDataNodeStops stops one of the source's two DataNodes while
+// TestSourceDataNodeStops stops one of the source's three DataNodes while
 // workers read the source's files (replication 2): reads fail over to the
 // other replica and the job finishes. The DataNode starts again when the
 // job is done. Not parallel: it changes the shared source cluster.

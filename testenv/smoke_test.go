@@ -43,7 +43,7 @@ func TestHDFSWriteReadDelete(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := path.Join(dir, "blob")
-			// 1 MiB blocks, so the file spans four blocks, each on both DataNodes.
+			// 1 MiB blocks, so the file spans four blocks, each on two DataNodes.
 			w, err := client.CreateFile(name, 2, 1<<20, 0o644)
 			if err != nil {
 				t.Fatalf("create %s: %v", name, err)
@@ -323,7 +323,7 @@ func TestRegionServerStopStart(t *testing.T) {
 	}
 }
 
-// TestDataNodeStopStart stops one of the source's two DataNodes, checks that
+// TestDataNodeStopStart stops one of the source's three DataNodes, checks that
 // the NameNode reports it dead and that a file written before is still read
 // (from the other replica), then starts it again.
 func TestDataNodeStopStart(t *testing.T) {
@@ -336,7 +336,7 @@ func TestDataNodeStopStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.RemoveAll(dir) })
-	data := bytes.Repeat([]byte("replicated on both DataNodes\n"), 100000)
+	data := bytes.Repeat([]byte("replicated on two DataNodes\n"), 100000)
 	name := path.Join(dir, "file")
 	w, err := client.CreateFile(name, 2, 1<<20, 0o644)
 	if err != nil {
@@ -351,8 +351,8 @@ func TestDataNodeStopStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(before.LiveDataNodes) != 2 {
-		t.Fatalf("live DataNodes before = %v, want 2", before.LiveDataNodes)
+	if len(before.LiveDataNodes) != 3 {
+		t.Fatalf("live DataNodes before = %v, want 3", before.LiveDataNodes)
 	}
 	victim := before.LiveDataNodes[0]
 	if err := c.StopDataNode(ctx, victim); err != nil {
@@ -391,7 +391,7 @@ func TestDataNodeStopStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !contains(after.LiveDataNodes, victim) || len(after.LiveDataNodes) != 2 {
+	if !contains(after.LiveDataNodes, victim) || len(after.LiveDataNodes) != 3 {
 		t.Fatalf("after restarting %s: live %v", victim, after.LiveDataNodes)
 	}
 	if strings.Contains(strings.Join(after.DeadDataNodes, " "), victim) {

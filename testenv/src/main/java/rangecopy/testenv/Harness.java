@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts two independent HBase mini clusters, "source" and "target", each with its own ZooKeeper,
- * its own HDFS (two DataNodes, replication 2), one master and two region servers, all bound to
+ * its own HDFS (three DataNodes, replication 2), one master and two region servers, all bound to
  * loopback. Writes clusters.json into the state directory, prints a READY line, serves the control
  * channel on loopback, and shuts both clusters down on SIGTERM, on POST /shutdown, or (with
  * --exit-on-stdin-eof) when standard input closes.

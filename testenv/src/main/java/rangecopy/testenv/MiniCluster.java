@@ -30,11 +30,11 @@ import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One HBase mini cluster: its own ZooKeeper, HDFS (2 DataNodes) and HBase (1 master, 2 RS). */
+/** One HBase mini cluster: its own ZooKeeper, HDFS (3 DataNodes) and HBase (1 master, 2 RS). */
 final class MiniCluster {
   private static final Logger LOG = LoggerFactory.getLogger(MiniCluster.class);
 
-  static final int DATA_NODES = 2;
+  static final int DATA_NODES = 3;
   static final int REGION_SERVERS = 2;
 
   final String name;
@@ -82,7 +82,11 @@ final class MiniCluster {
     // Four region servers share one heap: keep caches small.
     c.setFloat("hfile.block.cache.size", 0.05f);
     c.setFloat("hbase.regionserver.global.memstore.size", 0.1f);
-    // HDFS: replication 2 over 2 DataNodes, so one can die; notice a dead DataNode quickly.
+    // HDFS: replication 2 over 3 DataNodes, so one can die while tests of other packages keep
+    // writing: with only 2, a stopped DataNode left every new block (a master's or a region
+    // server's WAL roll) one node, and once the client excluded that one, nowhere to go (the
+    // master aborted: "could only be written to 0 of the 1 minReplication nodes"). Notice a
+    // dead DataNode quickly.
     c.setInt("dfs.replication", 2);
     c.setInt("dfs.namenode.handler.count", 5);
     c.setLong("dfs.heartbeat.interval", 1);
