@@ -105,12 +105,14 @@ func TestRangeScan(t *testing.T) {
 	cells := genCells(3000, 3, false, false)
 	b := writeFile(t, WriterOptions{BlockSize: 1024, Encoding: EncodingFastDiff, IndexBlockSize: 200, IndexMinEntries: 2}, cells)
 	r := openBytes(t, b)
-	rows := [][]byte{nil, cells[0].Row, cells[100].Row, cells[1234].Row, cells[2999].Row, []byte("zzz"), []byte{0xff, 0xff}}
+	// An empty stop row that is not nil (a region's or a task's end, as
+	// decoded) is unbounded too.
+	rows := [][]byte{nil, {}, cells[0].Row, cells[100].Row, cells[1234].Row, cells[2999].Row, []byte("zzz"), []byte{0xff, 0xff}}
 	for _, start := range rows {
 		for _, stop := range rows {
 			var want []*Cell
 			for _, c := range cells {
-				if (start == nil || bytes.Compare(c.Row, start) >= 0) && (stop == nil || bytes.Compare(c.Row, stop) < 0) {
+				if (start == nil || bytes.Compare(c.Row, start) >= 0) && (len(stop) == 0 || bytes.Compare(c.Row, stop) < 0) {
 					want = append(want, c)
 				}
 			}

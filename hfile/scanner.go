@@ -10,7 +10,8 @@ import (
 type ScanOptions struct {
 	// StartRow is the first row to return (inclusive).
 	StartRow []byte
-	// StopRow is the first row not to return (exclusive).
+	// StopRow is the first row not to return (exclusive). Empty (nil or
+	// not) is unbounded, as a region's or a key range's empty end is.
 	StopRow []byte
 	// StartKey is the first cell key to return (inclusive).
 	StartKey *Cell
@@ -62,7 +63,7 @@ func (r *Reader) Scanner(opts ScanOptions) *Scanner {
 	if opts.StartKey != nil && (s.lower == nil || CompareKeys(opts.StartKey, s.lower) > 0) {
 		s.lower = opts.StartKey
 	}
-	if opts.StopRow != nil {
+	if len(opts.StopRow) != 0 {
 		s.upper = FirstOnRow(opts.StopRow)
 	}
 	if opts.StopKey != nil && (s.upper == nil || CompareKeys(opts.StopKey, s.upper) < 0) {
