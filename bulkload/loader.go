@@ -156,6 +156,13 @@ type Loader struct {
 	settings map[string]FamilySettings
 	refused  map[string]error
 	token    string
+	// loading holds a lock per region (by encoded name): one load into a
+	// region at a time. A region server flushes the region before each load
+	// to give it a sequence id, and a load that finds another's flush running
+	// gets none (HRegion.bulkLoadHFiles); a file loaded so keeps the MVCC
+	// values of its cells, and those past the region's read point stay
+	// hidden from reads until the region reopens.
+	loading map[string]*sync.Mutex
 }
 
 // NewLoader checks that the table exists and reads its families and regions.
@@ -172,7 +179,7 @@ func NewLoader(ctx context.Context, cfg LoaderConfig) (*Loader, error) {
 	if cfg.Backoff.Initial <= 0 {
 		cfg.Backoff = retry.Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: 0.5}
 	}
-	l := &Loader{cfg: cfg, log: cfg.Logger, counters: cfg.Counters}
+	l := &Loader{cfg: cfg, log: cfg.Logger, counters: cfg.Counters, loading: map[string]*sync.Mutex{}}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -357,6 +364,9 @@ func (l *Loader) loadInto(ctx context.Context, r *hbase.Region, f File) error {
 	if err != nil {
 		return err
 	}
+	// The lock first: the fence's window is for sending the request.
+	unlock := l.lockRegion(r.EncodedName)
+	defer unlock()
 	if f.Fence != nil {
 		fctx, err := f.Fence(ctx)
 		if err != nil {
@@ -365,6 +375,20 @@ func (l *Loader) loadInto(ctx context.Context, r *hbase.Region, f File) error {
 		ctx = fctx
 	}
 	return l.cfg.Client.BulkLoadHFiles(ctx, r, token, bf, hbase.BulkLoadOptions{})
+}
+
+// lockRegion takes the Loader's lock of one region (Loader.loading) and
+// returns its release.
+func (l *Loader) lockRegion(encoded string) func() {
+	l.mu.Lock()
+	m := l.loading[encoded]
+	if m == nil {
+		m = &sync.Mutex{}
+		l.loading[encoded] = m
+	}
+	l.mu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 // tokenFor returns the Loader's bulk load token, asking region r's server

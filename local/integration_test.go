@@ -14,6 +14,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/testenv"
+	"rangecopy/testenv/copytest"
 )
 
 // TestCopyWholeTable copies a four-region table with binary keys (0x00 and
@@ -32,6 +33,9 @@ func TestCopyWholeTable(t *testing.T) {
 	}
 	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw}).Cells
 	assertFinished(t, env, o, rep)
+	// The source's flush files are copied byte for byte, their cells' MVCC
+	// values with them, and both families of a region load at once.
+	copytest.AssertLoadedWithSeqIDs(t, env, table)
 	t.Logf("copied %d cells: %d tasks, %d files loaded, %d bytes read in %.1f s", n, rep.Tasks, rep.FilesLoaded, rep.BytesRead, rep.Seconds())
 	// At least a file per region and family; a store's flushes with no
 	// timestamp in common are copied as they are, one file each.
@@ -111,6 +115,7 @@ func TestCopyIncrementalTime(t *testing.T) {
 		t.Errorf("second copy pruned %d files unread, want the 8 files of the first round", rep2.FilesPruned)
 	}
 	n := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw}).Cells
+	copytest.AssertLoadedWithSeqIDs(t, env, table)
 	t.Logf("two runs: %d cells in the end; second run read %d bytes, pruned %d files", n, rep2.BytesRead, rep2.FilesPruned)
 }
 

@@ -3,6 +3,7 @@ package worker
 import (
 	"bytes"
 
+	"rangecopy/hfile"
 	"rangecopy/job"
 )
 
@@ -36,6 +37,11 @@ const (
 	// FastPathOverlap: another input of the family shares a row with it,
 	// and is decoded or holds timestamps of its time range.
 	FastPathOverlap
+	// FastPathSharedRegion: the file's cells are visible only if the
+	// region server gives its load a sequence id (see fileFacts.NeedsSeqID),
+	// and its target region reaches beyond the task, so other tasks may load
+	// into that region at the same time.
+	FastPathSharedRegion
 )
 
 // String names the verdict.
@@ -59,6 +65,8 @@ func (r FastPathRule) String() string {
 		return "rows not inside one target region"
 	case FastPathOverlap:
 		return "overlaps another input of the family"
+	case FastPathSharedRegion:
+		return "needs a sequence id, and other tasks load into its target region"
 	}
 	return "FastPathRule(?)"
 }
@@ -70,6 +78,30 @@ type fileFacts struct {
 	FirstRow, LastRow []byte // nil when the file is empty
 	HasTime           bool
 	MinTime, MaxTime  int64
+	// NeedsSeqID: the file's cells are visible in the target only if the
+	// region server assigns its bulk load a sequence id. A region server
+	// that finds a flush of the region already running when it flushes
+	// before a load (HRegion.bulkLoadHFiles; loads of one family each into
+	// one region take only its shared lock, so two such loads race) loads
+	// the file without one: the file keeps its own name, and then
+	//   - a file with BULKLOAD_TIMESTAMP in its file info counts as bulk
+	//     loaded, and every cell is read with the file's MAX_SEQ_ID_KEY;
+	//   - any other file's cells keep the MVCC values stored with them.
+	// Either way cells whose sequence id is past the region's read point
+	// stay hidden from every read until the region reopens. That is true
+	// of a byte-for-byte copy of a source flush file (its cells carry the
+	// source region's MVCC values, far past a new target region's), never
+	// of a file the worker writes (no MVCC, MAX_SEQ_ID_KEY 0).
+	NeedsSeqID bool
+}
+
+// needsSeqID reports whether a file with this file info needs its bulk load
+// to be given a sequence id for its cells to be visible (fileFacts.NeedsSeqID).
+func needsSeqID(info hfile.FileInfo) bool {
+	if _, ok := info.Raw[hfile.FileInfoBulkLoadTimestamp]; ok {
+		return info.HasMaxSeqID && info.MaxSeqID > 0
+	}
+	return info.IncludesMVCC && info.MaxMemstoreTS > 0
 }
 
 // fastPathDecision decides whether input i of a family (facts[i]) may be
@@ -138,6 +170,12 @@ func fastPathAlone(f fileFacts, task job.KeyRange, resume []byte, times job.Time
 	r := regionFor(regions, f.FirstRow)
 	if r < 0 || !regions[r].Rows.Contains(f.LastRow) {
 		return FastPathRegions
+	}
+	// The planner's tasks do not overlap, so no other task of the job loads
+	// into a region that lies inside this one; the Loader runs one load into
+	// a region at a time.
+	if f.NeedsSeqID && !task.Covers(regions[r].Rows) {
+		return FastPathSharedRegion
 	}
 	return FastPathOK
 }

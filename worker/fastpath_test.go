@@ -32,6 +32,11 @@ func TestFastPathDecision(t *testing.T) {
 	newer := func(first, last string) fileFacts { // times apart from older's
 		return fileFacts{FirstRow: []byte(first), LastRow: []byte(last), HasTime: true, MinTime: 15, MaxTime: 19}
 	}
+	seqIDs := func(first, last string) fileFacts { // a flush file's cells carry MVCC values
+		f := file(first, last)
+		f.NeedsSeqID = true
+		return f
+	}
 	task := job.KeyRange{Start: []byte("b"), End: []byte("y")}
 	times := job.TimeRange{Min: 10, Max: 20}
 	tests := []struct {
@@ -67,9 +72,37 @@ func TestFastPathDecision(t *testing.T) {
 		{"times touch", []fileFacts{older("c", "f"), {FirstRow: []byte("e"), LastRow: []byte("g"), HasTime: true, MinTime: 12, MaxTime: 19}}, task, "", times, FastPathOverlap},
 		{"apart from one, but that one overlaps a decoded file", []fileFacts{older("c", "f"), newer("e", "g"), newer("g", "h")}, task, "", times, FastPathOverlap},
 		{"empty other", []fileFacts{file("c", "f"), {}}, task, "", times, FastPathOK},
+		{"needs a sequence id, region beyond the task", []fileFacts{seqIDs("c", "f")}, task, "", times, FastPathSharedRegion},
+		{"needs a sequence id, region inside the task", []fileFacts{seqIDs("c", "f")}, job.KeyRange{End: []byte("m")}, "", times, FastPathOK},
+		{"needs a sequence id, last region inside the task", []fileFacts{seqIDs("n", "p")}, job.KeyRange{Start: []byte("m")}, "", times, FastPathOK},
+		{"needs a sequence id, last region, task ends", []fileFacts{seqIDs("n", "p")}, job.KeyRange{Start: []byte("m"), End: []byte("z")}, "", times, FastPathSharedRegion},
+		{"needs a sequence id, whole table", []fileFacts{seqIDs("c", "f")}, job.KeyRange{}, "", times, FastPathOK},
 	}
 	for _, tt := range tests {
 		if got := fastPathDecision(tt.facts, 0, tt.task, []byte(tt.resume), tt.times, regions); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestNeedsSeqID tells apart the files whose cells hide if a region server
+// loads them without a sequence id.
+func TestNeedsSeqID(t *testing.T) {
+	bulk := map[string][]byte{hfile.FileInfoBulkLoadTimestamp: make([]byte, 8)}
+	tests := []struct {
+		name string
+		info hfile.FileInfo
+		want bool
+	}{
+		{"flush file: MVCC values stored", hfile.FileInfo{IncludesMVCC: true, MaxMemstoreTS: 10, HasMaxSeqID: true, MaxSeqID: 11}, true},
+		{"compacted file: MVCC values zeroed", hfile.FileInfo{IncludesMVCC: true, MaxMemstoreTS: 0, HasMaxSeqID: true, MaxSeqID: 11}, false},
+		{"no MVCC values", hfile.FileInfo{HasMaxSeqID: true, MaxSeqID: 11}, false},
+		{"bulk-load file with a sequence id of its own", hfile.FileInfo{Raw: bulk, HasMaxSeqID: true, MaxSeqID: 7}, true},
+		{"bulk-load file, MAX_SEQ_ID_KEY 0 (as the worker writes)", hfile.FileInfo{Raw: bulk, HasMaxSeqID: true}, false},
+		{"bulk-load file without MAX_SEQ_ID_KEY", hfile.FileInfo{Raw: bulk, IncludesMVCC: true, MaxMemstoreTS: 5}, false},
+	}
+	for _, tt := range tests {
+		if got := needsSeqID(tt.info); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}

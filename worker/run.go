@@ -298,7 +298,8 @@ func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
 		return nil, err
 	}
 	info := op.r.Info()
-	op.facts = fileFacts{Reference: in.Reference != nil, HasTime: info.HasTimeRange, MinTime: info.TimeRangeMin, MaxTime: info.TimeRangeMax}
+	op.facts = fileFacts{Reference: in.Reference != nil, HasTime: info.HasTimeRange, MinTime: info.TimeRangeMin, MaxTime: info.TimeRangeMax,
+		NeedsSeqID: needsSeqID(info)}
 	op.rank = fileRank{seqID: info.MaxSeqID, size: size, name: in.Path}
 	if n, ok := bulkLoadSeqID(path.Base(in.Path)); ok {
 		op.rank.seqID = n
