@@ -138,6 +138,7 @@ type leadJob struct {
 	counted      map[string]bool
 	done         job.Report      // the sum over counted (done) tasks
 	totals       *job.PlanTotals // the plan's, once read
+	buckets      []int           // the registry buckets of its tasks, for a job of few tasks
 	base         time.Duration   // run under earlier leaders
 	since        time.Time       // when this leader first saw it running
 	lastReport   time.Time
@@ -271,7 +272,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		// A job planned into no tasks has none to count: counting lists every bucket of
 		// the job (a thousand ZooKeeper calls), the most of a catch-up window's finish.
 		if !lj.noTasks() {
-			if counts, err = reg.Count(ctx, id); err != nil {
+			if counts, err = ld.count(ctx, id, lj); err != nil {
 				return err
 			}
 		}
@@ -352,7 +353,8 @@ func (ld *leader) sweep(ctx context.Context, j registry.Job) error {
 // each time.
 func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJob, rep *job.Report, add func(*job.Report, string) bool) {
 	reg := ld.cfg.Registry
-	if done, err := reg.TasksWith(ctx, j.ID, registry.StatusDone); err == nil {
+	// lj.buckets, when known, hold every task: a few listings, not 512.
+	if done, err := reg.TasksWithIn(ctx, j.ID, registry.StatusDone, lj.buckets); err == nil {
 		for _, t := range done {
 			if lj.counted[t] || !add(&lj.done, t) {
 				continue
@@ -366,7 +368,7 @@ func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJo
 		}
 	}
 	rep.FilesLoaded, rep.BytesLoaded, rep.Cells, rep.BytesRead = lj.done.FilesLoaded, lj.done.BytesLoaded, lj.done.Cells, lj.done.BytesRead
-	if part, err := reg.CheckpointedTasks(ctx, j.ID); err == nil {
+	if part, err := reg.CheckpointedTasksIn(ctx, j.ID, lj.buckets); err == nil {
 		for _, t := range part {
 			if !lj.counted[t] {
 				add(rep, t)
@@ -384,6 +386,31 @@ func (ld *leader) loadTotals(ctx context.Context, id string, lj *leadJob) {
 		lj.totals = &t
 	}
 }
+
+// count counts a running job's tasks by status. A job of few tasks (a
+// catch-up window's) is counted from the buckets its tasks lie in, found by
+// listing its tasks once; a count that then finds other than the plan's
+// number of tasks drops them and counts every bucket.
+func (ld *leader) count(ctx context.Context, id string, lj *leadJob) (registry.Counts, error) {
+	reg := ld.cfg.Registry
+	if lj.buckets == nil && lj.totals != nil && lj.totals.Tasks <= fewTasks {
+		if ids, err := reg.Tasks(ctx, id); err == nil && len(ids) == lj.totals.Tasks {
+			lj.buckets = registry.TaskBuckets(ids)
+		}
+	}
+	if lj.buckets != nil {
+		c, err := reg.CountBuckets(ctx, id, lj.buckets)
+		if err != nil || c.Tasks == lj.totals.Tasks {
+			return c, err
+		}
+		lj.buckets = nil
+	}
+	return reg.Count(ctx, id)
+}
+
+// fewTasks is the most tasks a job may have for the leader to count it from
+// its tasks' buckets only: at most a quarter of the calls of a whole count.
+const fewTasks = registry.Buckets / 4
 
 // noTasks says the job was planned into no tasks (its plan's totals say so).
 func (lj *leadJob) noTasks() bool { return lj.totals != nil && lj.totals.Tasks == 0 }
@@ -443,7 +470,7 @@ func (ld *leader) failures(ctx context.Context, id string, lj *leadJob, c regist
 		return nil, nil
 	}
 	reg := ld.cfg.Registry
-	failed, err := reg.TasksWith(ctx, id, registry.StatusFailed)
+	failed, err := reg.TasksWithIn(ctx, id, registry.StatusFailed, lj.buckets)
 	if err != nil {
 		return nil, err
 	}

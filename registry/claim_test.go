@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -138,6 +139,37 @@ func TestClaimLifecycle(t *testing.T) {
 	counts, err := r.Count(ctx, "j")
 	if err != nil || counts != (Counts{Tasks: 3, Pending: 1, Claimed: 1, Done: 1}) {
 		t.Fatalf("Count = %+v, %v", counts, err)
+	}
+	// The buckets of the job's tasks alone count the same; one of them
+	// alone counts its task.
+	ids, err := r.Tasks(ctx, "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets := TaskBuckets(ids)
+	if len(buckets) == 0 || len(buckets) > 3 || !slices.IsSorted(buckets) {
+		t.Fatalf("TaskBuckets(%v) = %v", ids, buckets)
+	}
+	if c, err := r.CountBuckets(ctx, "j", buckets); err != nil || c != counts {
+		t.Fatalf("CountBuckets(%v) = %+v, %v; Count %+v", buckets, c, err, counts)
+	}
+	if c, err := r.CountBuckets(ctx, "j", []int{Bucket("t-002")}); err != nil || c.Pending < 1 || c.Tasks >= 3 && len(buckets) > 1 {
+		t.Fatalf("CountBuckets of t-002's bucket = %+v, %v", c, err)
+	}
+	for _, s := range []Status{StatusDone, StatusClaimed} {
+		all, err1 := r.TasksWith(ctx, "j", s)
+		in, err2 := r.TasksWithIn(ctx, "j", s, buckets)
+		if err1 != nil || err2 != nil || len(all) != 1 || !slices.Equal(all, in) {
+			t.Fatalf("tasks %v: %v, %v in every bucket; %v, %v in the tasks' buckets", s, all, err1, in, err2)
+		}
+	}
+	if all, err := r.CheckpointedTasks(ctx, "j"); err != nil {
+		t.Fatal(err)
+	} else if in, err := r.CheckpointedTasksIn(ctx, "j", buckets); err != nil || !slices.Equal(all, in) {
+		t.Fatalf("checkpointed: %v in every bucket; %v, %v in the tasks' buckets", all, in, err)
+	}
+	if _, err := r.CountBuckets(ctx, "j", []int{Buckets}); err == nil {
+		t.Fatal("CountBuckets of a bucket out of range: no error")
 	}
 }
 

@@ -330,20 +330,48 @@ type Counts struct {
 // bucket (1,024 calls, pipelined on the connection), whatever the number of
 // tasks. A claim or result of a task that is not registered is not counted.
 func (r *Registry) Count(ctx context.Context, job string) (Counts, error) {
+	all := make([]int, Buckets)
+	for b := range all {
+		all[b] = b
+	}
+	return r.CountBuckets(ctx, job, all)
+}
+
+// TaskBuckets returns the buckets that hold the given tasks, sorted, each
+// once: what CountBuckets lists to count a job of those tasks.
+func TaskBuckets(tasks []string) []int {
+	seen := make(map[int]bool, len(tasks))
+	var out []int
+	for _, t := range tasks {
+		if b := Bucket(t); !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// CountBuckets counts a job's tasks by status as Count does, listing only
+// the given buckets (four calls each): a job whose tasks all lie in them
+// (TaskBuckets of its task ids) is counted whole. A catch-up window of 16
+// tasks costs 64 calls instead of 1,024, which took 0.2 to 0.8 s a look on
+// a busy machine while the workers waited on the same ZooKeeper.
+func (r *Registry) CountBuckets(ctx context.Context, job string, buckets []int) (Counts, error) {
 	if err := ValidateJobID(job); err != nil {
 		return Counts{}, fmt.Errorf("registry: job: %w", err)
 	}
-	var per [Buckets]Counts
-	err := parallel(ctx, Buckets, 16, func(b int) error {
+	per := make([]Counts, len(buckets))
+	err := parallel(ctx, len(buckets), 16, func(i int) error {
 		var lists [len(kindsByStatus)][]string
-		for i, k := range kindsByStatus {
-			l, err := r.list(ctx, job, k, b)
+		for k, kind := range kindsByStatus {
+			l, err := r.list(ctx, job, kind, buckets[i])
 			if err != nil {
 				return err
 			}
-			lists[i] = l
+			lists[k] = l
 		}
-		per[b] = countBucket(lists[0], lists[1], lists[2], lists[3])
+		per[i] = countBucket(lists[0], lists[1], lists[2], lists[3])
 		return nil
 	})
 	if err != nil {
