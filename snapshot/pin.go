@@ -21,7 +21,9 @@ type Options struct {
 	// Limits bound the manifest.
 	Limits Limits
 	// Parallelism is how many files are resolved and opened at once;
-	// default 8.
+	// default 32. Each open is a few small reads (trailer, file info,
+	// index), bound by round trips to the NameNode and DataNodes, not by
+	// bytes: a catch-up window reads every file of the table this way.
 	Parallelism int
 	// MaxIndexEntries caps the index entries kept per file; default 256.
 	MaxIndexEntries int
@@ -32,7 +34,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Parallelism <= 0 {
-		o.Parallelism = 8
+		o.Parallelism = 32
 	}
 	if o.MaxIndexEntries <= 0 {
 		o.MaxIndexEntries = 256
