@@ -95,3 +95,43 @@ func interleave(f, g []*hfile.Cell) []*hfile.Cell {
 	}
 	return out
 }
+
+// TestIntegrationLoadTogether loads a task's files with LoadTogether: the
+// two families' files of each region in one request, and a file that spans
+// two regions re-split and loaded on its own. Every file gets a sequence id
+// and every cell reads back.
+func TestIntegrationLoadTogether(t *testing.T) {
+	env := testenv.Get(t)
+	s := newSetup(t, "together", []testenv.Family{{Name: "f", MaxVersions: 10}, {Name: "g", MaxVersions: 10}}, [][]byte{[]byte("b")})
+	l := s.loader(t, nil)
+	var files []bulkload.File
+	var want []*hfile.Cell
+	write := func(task, fam, prefix string, from, to int) []*hfile.Cell {
+		cells := genCells(fam, prefix, from, to)
+		for k, c := range cells {
+			c.SeqID = uint64(1_000_000 + k)
+		}
+		files = append(files, writeFile(t, s, task, fam, cells, hfile.WriterOptions{IncludeMVCC: true}))
+		return cells
+	}
+	// Region [, b): f and g of rows a0000..a0019; region [b, ): f and g
+	// of rows c0000..c0019; and an f file of rows aa.. to bb.. across both.
+	fa, ga := write("t1", "f", "a", 0, 20), write("t1", "g", "a", 0, 20)
+	fc, gc := write("t1", "f", "c", 0, 20), write("t1", "g", "c", 0, 20)
+	var cross []*hfile.Cell
+	for _, p := range []string{"ab", "ba"} {
+		cross = append(cross, genCells("f", p, 0, 5)...)
+	}
+	files = append(files, writeFile(t, s, "t1", "f", cross, hfile.WriterOptions{}))
+	if err := l.LoadTogether(t.Context(), files); err != nil {
+		t.Fatal(err)
+	}
+	copytest.AssertLoadedWithSeqIDs(t, env, s.table)
+	want = append(want, interleave(fa, ga)...)
+	want = append(want, cross...)
+	want = append(want, interleave(fc, gc)...)
+	checkTable(t, s, want)
+	if v := l.Counters().Values(); v.Resplits != 1 {
+		t.Errorf("counters %+v: want the crossing file re-split once", v)
+	}
+}

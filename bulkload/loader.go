@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -335,6 +336,108 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 		}
 	}
 	return nil
+}
+
+// LoadTogether loads files as Load does, except that the files that fall in
+// one region go in one request: one flush of the region, one sequence id for
+// all of them, and the region's exclusive lock when they are of several
+// families (HRegion.bulkLoadHFiles), so the families land together. The files
+// must come from one caller: the first file's Fence guards every request.
+// A file that spans several regions, a region of a single file, and the
+// files of a request that fails (those still in place; a file no longer
+// there was moved in by the region server) go through Load one by one.
+func (l *Loader) LoadTogether(ctx context.Context, files []File) error {
+	if len(files) == 0 {
+		return nil
+	}
+	type group struct {
+		region *hbase.Region
+		files  []File
+		sizes  []int64
+	}
+	var groups []*group
+	byRegion := map[string]*group{}
+	var alone []File
+	for _, f := range files {
+		if !l.families[f.Family] {
+			return l.Load(ctx, f) // the error Load gives
+		}
+		size, err := l.inspect(ctx, &f)
+		if err != nil {
+			return err
+		}
+		regions, err := l.locate(f.FirstRow, f.LastRow)
+		if err != nil || len(regions) != 1 {
+			alone = append(alone, f)
+			continue
+		}
+		g := byRegion[regions[0].EncodedName]
+		if g == nil {
+			g = &group{region: regions[0]}
+			byRegion[regions[0].EncodedName] = g
+			groups = append(groups, g)
+		}
+		g.files = append(g.files, f)
+		g.sizes = append(g.sizes, size)
+	}
+	fence := files[0].Fence
+	for _, g := range groups {
+		if len(g.files) == 1 {
+			alone = append(alone, g.files[0])
+			continue
+		}
+		err := l.loadGroup(ctx, g.region, g.files, fence)
+		if err == nil {
+			for _, s := range g.sizes {
+				l.counters.Files.Add(1)
+				l.counters.Bytes.Add(s)
+			}
+			continue
+		}
+		if errors.Is(err, ErrFenced) {
+			return &LoadError{File: g.files[0], Region: string(g.region.Name), Reason: "no longer allowed to load", Err: err}
+		}
+		l.log.Warn("bulkload: loading a region's files together failed; loading them one by one", "region", string(g.region.Name), "files", len(g.files), "err", err)
+		for i, f := range g.files {
+			if _, serr := l.cfg.FS.Stat(ctx, fsPath(f.Path)); errors.Is(serr, fs.ErrNotExist) {
+				l.counters.Files.Add(1) // moved into the region by the failed request
+				l.counters.Bytes.Add(g.sizes[i])
+				continue
+			}
+			alone = append(alone, f)
+		}
+	}
+	for _, f := range alone {
+		if err := l.Load(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadGroup loads files, all inside region r, in one request.
+func (l *Loader) loadGroup(ctx context.Context, r *hbase.Region, files []File, fence func(context.Context) (context.Context, error)) error {
+	bf := make([]hbase.BulkLoadFile, len(files))
+	for i, f := range files {
+		bf[i] = hbase.BulkLoadFile{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow}
+	}
+	if err := hbase.CheckBulkLoadFiles(r, bf); err != nil {
+		return &errStaleRegion{msg: err.Error()}
+	}
+	token, err := l.tokenFor(ctx, r)
+	if err != nil {
+		return err
+	}
+	unlock := l.lockRegion(r.EncodedName)
+	defer unlock()
+	if fence != nil {
+		fctx, err := fence(ctx)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrFenced, err)
+		}
+		ctx = fctx
+	}
+	return l.cfg.Client.BulkLoadHFiles(ctx, r, token, bf, hbase.BulkLoadOptions{})
 }
 
 // maxNotLoaded is how many times in a row a region server may answer

@@ -81,9 +81,13 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 			once.Do(func() {
 				go func() {
 					time.Sleep(2 * time.Second)
+					// The crash begins when the abort is asked for: the call
+					// returns once the server is down, and on a busy machine
+					// the copy may have pinned again by then.
+					at := time.Now()
 					err := env.Source.AbortRegionServer(context.WithoutCancel(ctx), rs)
 					mu.Lock()
-					crashedAt = time.Now()
+					crashedAt = at
 					mu.Unlock()
 					crashed <- err
 				}()

@@ -26,9 +26,12 @@ type RegionLister interface {
 	Regions(ctx context.Context, table string) ([]*hbase.Region, error)
 }
 
-// FileLoader bulk loads one finished file: a bulkload.Loader.
+// FileLoader bulk loads finished files: a bulkload.Loader.
 type FileLoader interface {
+	// Load loads one file.
 	Load(ctx context.Context, f bulkload.File) error
+	// LoadTogether loads files, those of one region in one request.
+	LoadTogether(ctx context.Context, files []bulkload.File) error
 }
 
 // ServeConfig is how a worker serves the tasks of one job.
@@ -311,7 +314,65 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 	t := Task{Task: spec.Task, Inputs: inputs, Time: cfg.Time, Regions: regions,
 		Families: cfg.Families, Checkpoint: *cp, OutputDir: dir}
 	var cpMu sync.Mutex
+	// record advances the checkpoint past the files of ls (loaded, or the end
+	// of a family) and saves it once.
+	record := func(ctx context.Context, fs []OutputFile, ls []checkpoint.Loaded) error {
+		// The families of a small task run at once (Options.ParallelFamilies): one
+		// checkpoint, advanced and saved by one family at a time.
+		cpMu.Lock()
+		defer cpMu.Unlock()
+		next := *cp
+		for i, l := range ls {
+			var err error
+			if next, err = next.Advance(spec.Task.Rows.End, l); err != nil {
+				return fmt.Errorf("task %s: advance checkpoint after %s: %w", id, describe(fs[i]), err)
+			}
+		}
+		// A file that was loaded is recorded even if the task is being
+		// stopped (the job paused or cancelled): the claim still fences it.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		err := saveCheckpoint(sctx, claim, next, func() {
+			if cfg.Observer != nil {
+				cfg.Observer.Retried(cfg.Job, metrics.CauseCheckpointSave)
+			}
+		})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("task %s: save checkpoint after %s: %w", id, describe(fs[len(fs)-1]), err)
+		}
+		*cp = next
+		if cfg.Loaded != nil {
+			for _, f := range fs {
+				if !f.Last {
+					cfg.Loaded(f)
+				}
+			}
+		}
+		return nil
+	}
+	loaded := func(f OutputFile, took time.Duration, sent time.Time) checkpoint.Loaded {
+		if cfg.Observer != nil {
+			cfg.Observer.FileLoaded(cfg.Job, took)
+		}
+		cfg.Logger.Info("file loaded", "family", f.Family,
+			"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
+			"sent", sent.UTC().Format(time.RFC3339Nano))
+		return checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
+	}
+	// A tiny task's files (a catch-up window's are a few small files a
+	// region) wait until every family is written, then load together: the
+	// files of one region in one request (bulkload.Loader.LoadTogether), and
+	// one checkpoint save for all. Rewriting them, if the run stops first,
+	// costs about what one bulk load round trip does.
+	together := spec.Task.Bytes <= TogetherTaskBytes
+	var held []OutputFile
 	emit := func(ctx context.Context, f OutputFile) error {
+		if together {
+			cpMu.Lock()
+			held = append(held, f)
+			cpMu.Unlock()
+			return nil
+		}
 		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
 		if !f.Last {
 			var sent time.Time // when the (last) load request was let out
@@ -324,43 +385,42 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Fence: fence}); err != nil {
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
-			if cfg.Observer != nil {
-				cfg.Observer.FileLoaded(cfg.Job, time.Since(began))
-			}
-			l = checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
-			cfg.Logger.Info("file loaded", "family", f.Family,
-				"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
-				"sent", sent.UTC().Format(time.RFC3339Nano))
+			l = loaded(f, time.Since(began), sent)
 		}
-		// The families of a small task run at once (Options.ParallelFamilies): one
-		// checkpoint, advanced and saved by one family at a time.
-		cpMu.Lock()
-		defer cpMu.Unlock()
-		next, err := cp.Advance(spec.Task.Rows.End, l)
-		if err != nil {
-			return fmt.Errorf("task %s: advance checkpoint after %s: %w", id, describe(f), err)
-		}
-		// A file that was loaded is recorded even if the task is being
-		// stopped (the job paused or cancelled): the claim still fences it.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		err = saveCheckpoint(sctx, claim, next, func() {
-			if cfg.Observer != nil {
-				cfg.Observer.Retried(cfg.Job, metrics.CauseCheckpointSave)
-			}
-		})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("task %s: save checkpoint after %s: %w", id, describe(f), err)
-		}
-		*cp = next
-		if cfg.Loaded != nil && !f.Last {
-			cfg.Loaded(f)
-		}
-		return nil
+		return record(ctx, []OutputFile{f}, []checkpoint.Loaded{l})
 	}
 	opts := cfg.Options
 	opts.ParallelFamilies = true // emit is safe for it
-	return Run(ctx, t, opts, emit)
+	if err := Run(ctx, t, opts, emit); err != nil || len(held) == 0 {
+		return err
+	}
+	var files []bulkload.File
+	var sent time.Time
+	for _, f := range held {
+		if f.Last {
+			continue
+		}
+		files = append(files, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow,
+			Fence: func(ctx context.Context) (context.Context, error) {
+				fctx, err := fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
+				sent = time.Now()
+				return fctx, err
+			}})
+	}
+	began := time.Now()
+	if err := cfg.Loader.LoadTogether(ctx, files); err != nil {
+		return fmt.Errorf("task %s: load %d files: %w", id, len(files), err)
+	}
+	took := time.Since(began)
+	ls := make([]checkpoint.Loaded, len(held))
+	for i, f := range held {
+		if f.Last {
+			ls[i] = checkpoint.Loaded{Family: f.Family, Last: true}
+		} else {
+			ls[i] = loaded(f, took, sent)
+		}
+	}
+	return record(ctx, held, ls)
 }
 
 // fenceLoad checks with ZooKeeper that the claim still holds, right before a

@@ -27,9 +27,27 @@ func (oneRegionLister) Regions(context.Context, string) ([]*hbase.Region, error)
 // recordingLoader records the files it is asked to load and runs a hook
 // before answering.
 type recordingLoader struct {
-	mu     sync.Mutex
-	loaded []string
-	hook   func(n int)
+	mu       sync.Mutex
+	loaded   []string
+	hook     func(n int)
+	together [][]string // the files of each LoadTogether call
+}
+
+// LoadTogether records the call and loads each file as Load does.
+func (l *recordingLoader) LoadTogether(ctx context.Context, files []bulkload.File) error {
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	l.mu.Lock()
+	l.together = append(l.together, paths)
+	l.mu.Unlock()
+	for _, f := range files {
+		if err := l.Load(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (l *recordingLoader) Load(_ context.Context, f bulkload.File) error {
@@ -52,6 +70,13 @@ func (l *recordingLoader) count() int {
 // serveSetup registers a job with one task over a local HFile of 300 rows in
 // the registry of the test environment's target ZooKeeper.
 func serveSetup(t *testing.T) (*registry.Registry, string, ServeConfig) {
+	return serveSetupSized(t, TogetherTaskBytes+1)
+}
+
+// serveSetupSized is serveSetup with the task's estimated input: up to
+// TogetherTaskBytes its files are loaded together at the end, above it one by
+// one as they are written.
+func serveSetupSized(t *testing.T, taskBytes int64) (*registry.Registry, string, ServeConfig) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -61,7 +86,7 @@ func serveSetup(t *testing.T) (*registry.Registry, string, ServeConfig) {
 	}
 	t.Cleanup(reg.Close)
 	p := writeHFile(t, t.TempDir(), "in", hfile.WriterOptions{}, manyRows(300))
-	spec := job.TaskSpec{Task: job.Task{ID: "t1", Region: "r0"},
+	spec := job.TaskSpec{Task: job.Task{ID: "t1", Region: "r0", Bytes: taskBytes},
 		Inputs: []job.TaskInput{{File: job.StoreFile{Region: "r0", Family: "f", Name: "in"}, Path: p}}}
 	b, err := job.EncodeTaskSpec(spec)
 	if err != nil {
@@ -116,6 +141,46 @@ func TestServeRunsTask(t *testing.T) {
 	}
 	if !cp.Done([]string{"f"}) || cp.Files != int64(loader.count()) || loader.count() < 5 {
 		t.Errorf("checkpoint %s after %d loads; want the family done and every load counted (several files)", cp, loader.count())
+	}
+}
+
+// TestServeLoadsSmallTaskTogether: a small task's files wait until the task
+// is written and go to the loader in one call; the checkpoint counts them all.
+func TestServeLoadsSmallTaskTogether(t *testing.T) {
+	reg, jobID, cfg := serveSetupSized(t, 1<<20)
+	loader := &recordingLoader{}
+	cfg.Loader = loader
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, cfg) }()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st, err := reg.TaskStatus(t.Context(), jobID, "t1")
+		if err == nil && st == registry.StatusDone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task not done in a minute: %v, %v", st, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	b, err := reg.TaskCheckpoint(t.Context(), jobID, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := checkpoint.Decode("t1", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loader.together) != 1 || len(loader.together[0]) != loader.count() || loader.count() < 5 {
+		t.Errorf("LoadTogether calls %v, %d files loaded; want one call with every file (several)", loader.together, loader.count())
+	}
+	if !cp.Done([]string{"f"}) || cp.Files != int64(loader.count()) {
+		t.Errorf("checkpoint %s after %d loads; want the family done and every load counted", cp, loader.count())
 	}
 }
 
