@@ -247,6 +247,12 @@ func (l *Loader) Load(ctx context.Context, f File) error {
 	if err != nil {
 		return err
 	}
+	return l.loadInspected(ctx, f, size)
+}
+
+// loadInspected is Load of a file inspect has read (its rows set, size its
+// length).
+func (l *Loader) loadInspected(ctx context.Context, f File, size int64) error {
 	type item struct {
 		file File
 		size int64
@@ -357,7 +363,7 @@ func (l *Loader) LoadTogether(ctx context.Context, files []File) error {
 	}
 	var groups []*group
 	byRegion := map[string]*group{}
-	var alone []File
+	alone := &group{} // loaded one by one, each inspected already
 	for _, f := range files {
 		if !l.families[f.Family] {
 			return l.Load(ctx, f) // the error Load gives
@@ -368,7 +374,7 @@ func (l *Loader) LoadTogether(ctx context.Context, files []File) error {
 		}
 		regions, err := l.locate(f.FirstRow, f.LastRow)
 		if err != nil || len(regions) != 1 {
-			alone = append(alone, f)
+			alone.files, alone.sizes = append(alone.files, f), append(alone.sizes, size)
 			continue
 		}
 		g := byRegion[regions[0].EncodedName]
@@ -377,13 +383,12 @@ func (l *Loader) LoadTogether(ctx context.Context, files []File) error {
 			byRegion[regions[0].EncodedName] = g
 			groups = append(groups, g)
 		}
-		g.files = append(g.files, f)
-		g.sizes = append(g.sizes, size)
+		g.files, g.sizes = append(g.files, f), append(g.sizes, size)
 	}
 	fence := files[0].Fence
 	for _, g := range groups {
 		if len(g.files) == 1 {
-			alone = append(alone, g.files[0])
+			alone.files, alone.sizes = append(alone.files, g.files[0]), append(alone.sizes, g.sizes[0])
 			continue
 		}
 		err := l.loadGroup(ctx, g.region, g.files, fence)
@@ -404,18 +409,19 @@ func (l *Loader) LoadTogether(ctx context.Context, files []File) error {
 				l.counters.Bytes.Add(g.sizes[i])
 				continue
 			}
-			alone = append(alone, f)
+			alone.files, alone.sizes = append(alone.files, f), append(alone.sizes, g.sizes[i])
 		}
 	}
-	for _, f := range alone {
-		if err := l.Load(ctx, f); err != nil {
+	for i, f := range alone.files {
+		if err := l.loadInspected(ctx, f, alone.sizes[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// loadGroup loads files, all inside region r, in one request.
+// loadGroup loads files, all inside region r, in one request with the
+// Loader's bulk load token, fenced by fence.
 func (l *Loader) loadGroup(ctx context.Context, r *hbase.Region, files []File, fence func(context.Context) (context.Context, error)) error {
 	bf := make([]hbase.BulkLoadFile, len(files))
 	for i, f := range files {
@@ -428,6 +434,7 @@ func (l *Loader) loadGroup(ctx context.Context, r *hbase.Region, files []File, f
 	if err != nil {
 		return err
 	}
+	// The lock first: the fence's window is for sending the request.
 	unlock := l.lockRegion(r.EncodedName)
 	defer unlock()
 	if fence != nil {
@@ -459,25 +466,7 @@ func (l *Loader) refusedReason(ctx context.Context, f File, times int) string {
 
 // loadInto loads f into region r with the Loader's bulk load token.
 func (l *Loader) loadInto(ctx context.Context, r *hbase.Region, f File) error {
-	bf := []hbase.BulkLoadFile{{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow}}
-	if err := hbase.CheckBulkLoadFiles(r, bf); err != nil {
-		return &errStaleRegion{msg: err.Error()}
-	}
-	token, err := l.tokenFor(ctx, r)
-	if err != nil {
-		return err
-	}
-	// The lock first: the fence's window is for sending the request.
-	unlock := l.lockRegion(r.EncodedName)
-	defer unlock()
-	if f.Fence != nil {
-		fctx, err := f.Fence(ctx)
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrFenced, err)
-		}
-		ctx = fctx
-	}
-	return l.cfg.Client.BulkLoadHFiles(ctx, r, token, bf, hbase.BulkLoadOptions{})
+	return l.loadGroup(ctx, r, []File{f}, f.Fence)
 }
 
 // lockRegion takes the Loader's lock of one region (Loader.loading) and

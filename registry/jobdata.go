@@ -136,18 +136,10 @@ func (r *Registry) CheckpointedTasksIn(ctx context.Context, job string, buckets 
 
 // listFlat lists the ids of one kind in the given buckets (nil: all), sorted.
 func (r *Registry) listFlat(ctx context.Context, job, kind string, buckets []int) ([]string, error) {
-	var lists [][]string
-	var err error
 	if buckets == nil {
-		lists, err = r.listAll(ctx, job, kind)
-	} else {
-		lists = make([][]string, len(buckets))
-		err = parallel(ctx, len(buckets), 16, func(i int) error {
-			l, err := r.list(ctx, job, kind, buckets[i])
-			lists[i] = l
-			return err
-		})
+		buckets = allBuckets()
 	}
+	lists, err := r.listIn(ctx, job, kind, buckets)
 	if err != nil {
 		return nil, err
 	}

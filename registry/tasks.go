@@ -330,11 +330,7 @@ type Counts struct {
 // bucket (1,024 calls, pipelined on the connection), whatever the number of
 // tasks. A claim or result of a task that is not registered is not counted.
 func (r *Registry) Count(ctx context.Context, job string) (Counts, error) {
-	all := make([]int, Buckets)
-	for b := range all {
-		all[b] = b
-	}
-	return r.CountBuckets(ctx, job, all)
+	return r.CountBuckets(ctx, job, allBuckets())
 }
 
 // TaskBuckets returns the buckets that hold the given tasks, sorted, each
@@ -551,13 +547,27 @@ func (r *Registry) list(ctx context.Context, job, kind string, bucket int) ([]st
 }
 
 func (r *Registry) listAll(ctx context.Context, job, kind string) ([][]string, error) {
-	lists := make([][]string, Buckets)
-	err := parallel(ctx, Buckets, 16, func(b int) error {
-		l, err := r.list(ctx, job, kind, b)
-		lists[b] = l
+	return r.listIn(ctx, job, kind, allBuckets())
+}
+
+// listIn lists one kind in each of the given buckets, 16 at a time.
+func (r *Registry) listIn(ctx context.Context, job, kind string, buckets []int) ([][]string, error) {
+	lists := make([][]string, len(buckets))
+	err := parallel(ctx, len(buckets), 16, func(i int) error {
+		l, err := r.list(ctx, job, kind, buckets[i])
+		lists[i] = l
 		return err
 	})
 	return lists, err
+}
+
+// allBuckets is every bucket, in order.
+func allBuckets() []int {
+	all := make([]int, Buckets)
+	for b := range all {
+		all[b] = b
+	}
+	return all
 }
 
 func validateTask(job, task string) error {

@@ -350,6 +350,16 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		}
 		return nil
 	}
+	// toLoad is f for the loader, fenced by the claim; *sent is set when
+	// its (last) load request is let out.
+	toLoad := func(f OutputFile, sent *time.Time) bulkload.File {
+		return bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow,
+			Fence: func(ctx context.Context) (context.Context, error) {
+				fctx, err := fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
+				*sent = time.Now()
+				return fctx, err
+			}}
+	}
 	loaded := func(f OutputFile, took time.Duration, sent time.Time) checkpoint.Loaded {
 		if cfg.Observer != nil {
 			cfg.Observer.FileLoaded(cfg.Job, took)
@@ -375,14 +385,9 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		}
 		l := checkpoint.Loaded{Family: f.Family, Last: f.Last}
 		if !f.Last {
-			var sent time.Time // when the (last) load request was let out
-			fence := func(ctx context.Context) (context.Context, error) {
-				fctx, err := fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
-				sent = time.Now()
-				return fctx, err
-			}
+			var sent time.Time
 			began := time.Now()
-			if err := cfg.Loader.Load(ctx, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Fence: fence}); err != nil {
+			if err := cfg.Loader.Load(ctx, toLoad(f, &sent)); err != nil {
 				return fmt.Errorf("task %s: load %s: %w", id, f.Path, err)
 			}
 			l = loaded(f, time.Since(began), sent)
@@ -400,12 +405,7 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 		if f.Last {
 			continue
 		}
-		files = append(files, bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow,
-			Fence: func(ctx context.Context) (context.Context, error) {
-				fctx, err := fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
-				sent = time.Now()
-				return fctx, err
-			}})
+		files = append(files, toLoad(f, &sent))
 	}
 	began := time.Now()
 	if err := cfg.Loader.LoadTogether(ctx, files); err != nil {

@@ -107,12 +107,10 @@ func serveSetupSized(t *testing.T, taskBytes int64) (*registry.Registry, string,
 	return reg, "j1", cfg
 }
 
-// TestServeRunsTask: Serve claims the task, loads every file, checkpoints
-// each load and records the task done.
-func TestServeRunsTask(t *testing.T) {
-	reg, jobID, cfg := serveSetup(t)
-	loader := &recordingLoader{}
-	cfg.Loader = loader
+// serveUntilDone runs Serve until task t1 of the job is done, stops it and
+// returns the task's checkpoint.
+func serveUntilDone(t *testing.T, reg *registry.Registry, jobID string, cfg ServeConfig) checkpoint.Checkpoint {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, cfg) }()
@@ -139,6 +137,16 @@ func TestServeRunsTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cp
+}
+
+// TestServeRunsTask: Serve claims the task, loads every file, checkpoints
+// each load and records the task done.
+func TestServeRunsTask(t *testing.T) {
+	reg, jobID, cfg := serveSetup(t)
+	loader := &recordingLoader{}
+	cfg.Loader = loader
+	cp := serveUntilDone(t, reg, jobID, cfg)
 	if !cp.Done([]string{"f"}) || cp.Files != int64(loader.count()) || loader.count() < 5 {
 		t.Errorf("checkpoint %s after %d loads; want the family done and every load counted (several files)", cp, loader.count())
 	}
@@ -150,32 +158,7 @@ func TestServeLoadsSmallTaskTogether(t *testing.T) {
 	reg, jobID, cfg := serveSetupSized(t, 1<<20)
 	loader := &recordingLoader{}
 	cfg.Loader = loader
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, cfg) }()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		st, err := reg.TaskStatus(t.Context(), jobID, "t1")
-		if err == nil && st == registry.StatusDone {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task not done in a minute: %v, %v", st, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Serve: %v", err)
-	}
-	b, err := reg.TaskCheckpoint(t.Context(), jobID, "t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp, err := checkpoint.Decode("t1", b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := serveUntilDone(t, reg, jobID, cfg)
 	if len(loader.together) != 1 || len(loader.together[0]) != loader.count() || loader.count() < 5 {
 		t.Errorf("LoadTogether calls %v, %d files loaded; want one call with every file (several)", loader.together, loader.count())
 	}
