@@ -376,30 +376,101 @@ func (c *Client) RegionServers(ctx context.Context) ([]ServerName, error) {
 // FlushRegion flushes one region's memstores to HFiles on its region server
 // (AdminService FlushRegion). It reports whether anything was flushed.
 func (c *Client) FlushRegion(ctx context.Context, r *Region) (bool, error) {
-	var flushed bool
+	res, err := c.flushRegion(ctx, r, false)
+	return res.Flushed, err
+}
+
+// FlushResult is a region server's answer to a flush that asked it to say
+// when there was nothing to flush (Client.Flush).
+type FlushResult struct {
+	// Flushed: the region's memstores were written to new store files.
+	Flushed bool
+	// Empty: there was nothing to flush; the server wrote a flush marker to
+	// its WAL to say so.
+	Empty bool
+	// LastFlush is when the region's least recently flushed store was
+	// flushed last.
+	LastFlush time.Time
+}
+
+// Settled reports whether every edit the region held when the flush was
+// asked for is now in its store files: the flush ran, or there was nothing
+// to flush. Neither means the server was flushing the region already (a
+// flush that may have begun before those edits) or refuses to write to it
+// (closing, read-only): asking again later may settle it.
+func (r FlushResult) Settled() bool { return r.Flushed || r.Empty }
+
+// Flush flushes one region's memstores and says whether that settled them
+// (FlushResult.Settled). It asks the server to write a flush marker to its
+// WAL when there is nothing to flush, as HBase's region replicas do: that is
+// the one answer that tells an empty memstore from a flush already under way,
+// which FlushRegion's answer does not.
+func (c *Client) Flush(ctx context.Context, r *Region) (FlushResult, error) {
+	return c.flushRegion(ctx, r, true)
+}
+
+func (c *Client) flushRegion(ctx context.Context, r *Region, marker bool) (FlushResult, error) {
+	var res FlushResult
 	err := c.retryLoop(ctx, "flush region "+r.String(), func(attempt int) error {
-		target := r
-		if attempt > 0 {
-			// The region may have moved: find where it is now.
-			loc, err := c.locate(ctx, r.Table, r.StartKey)
-			if err != nil {
-				return err
-			}
-			if string(loc.Name) != string(r.Name) {
-				return fmt.Errorf("flush region %s: %w", r, errRegionGone)
-			}
-			target = loc
+		target, err := c.relocated(ctx, r, attempt, "flush")
+		if err != nil {
+			return err
 		}
 		var resp pb.FlushRegionResponse
 		req := &pb.FlushRegionRequest{Region: target.specifier()}
+		if marker {
+			req.WriteFlushWalMarker = proto.Bool(true)
+		}
 		if _, err := c.rpc(ctx, target.Server, AdminService, "FlushRegion", req, nil, &resp); err != nil {
 			c.invalidate(target, err)
 			return fmt.Errorf("flush region %s on %s: %w", target, target.Server.Addr(), err)
 		}
-		flushed = resp.GetFlushed()
+		res = FlushResult{Flushed: resp.GetFlushed(), Empty: !resp.GetFlushed() && resp.GetWroteFlushWalMarker(),
+			LastFlush: time.UnixMilli(int64(resp.GetLastFlushTime()))}
 		return nil
 	}, nil)
-	return flushed, err
+	return res, err
+}
+
+// StoreFiles lists the store files a region's server has open for it, every
+// family's (AdminService GetStoreFile), as the paths the server gives: full
+// URIs of plain HFiles, references and HFileLinks in the region's family
+// folders. It is the server's own list, so it is right under any store file
+// tracker, where listing the folders is not.
+func (c *Client) StoreFiles(ctx context.Context, r *Region) ([]string, error) {
+	var files []string
+	err := c.retryLoop(ctx, "store files of region "+r.String(), func(attempt int) error {
+		target, err := c.relocated(ctx, r, attempt, "list the store files of")
+		if err != nil {
+			return err
+		}
+		var resp pb.GetStoreFileResponse
+		req := &pb.GetStoreFileRequest{Region: target.specifier()}
+		if _, err := c.rpc(ctx, target.Server, AdminService, "GetStoreFile", req, nil, &resp); err != nil {
+			c.invalidate(target, err)
+			return fmt.Errorf("store files of region %s on %s: %w", target, target.Server.Addr(), err)
+		}
+		files = resp.GetStoreFile()
+		return nil
+	}, nil)
+	return files, err
+}
+
+// relocated is r on its first attempt and, on a later one, where r is now:
+// the region may have moved. A region of another name holding r's start key
+// means r split or merged: that is errRegionGone, which ends the retries.
+func (c *Client) relocated(ctx context.Context, r *Region, attempt int, what string) (*Region, error) {
+	if attempt == 0 {
+		return r, nil
+	}
+	loc, err := c.locate(ctx, r.Table, r.StartKey)
+	if err != nil {
+		return nil, err
+	}
+	if string(loc.Name) != string(r.Name) {
+		return nil, fmt.Errorf("%s region %s: %w", what, r, errRegionGone)
+	}
+	return loc, nil
 }
 
 // errRegionGone reports a region that no longer exists (split or merged).

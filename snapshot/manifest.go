@@ -246,10 +246,8 @@ func DecodeManifest(info, manifest []byte, lim Limits) (*Manifest, error) {
 	}
 	schema.Name = m.Info.Table
 	m.Schema = schema
-	for _, f := range schema.Families {
-		if strings.EqualFold(strings.TrimSpace(f.Attributes["IS_MOB"]), "true") {
-			return nil, fmt.Errorf("%s: family %s is a MOB family (IS_MOB=true): MOB data lives in separate MOB files that rangecopy does not copy yet: %w", what, f.Name, ErrUnsupported)
-		}
+	if err := checkFamilies(schema); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if n := len(dm.GetRegionManifests()); n > lim.MaxRegions {
 		return nil, fmt.Errorf("%s: %d regions, limit %d: %w", what, n, lim.MaxRegions, ErrTooLarge)
@@ -391,6 +389,16 @@ func familyFromPB(cf *pb.ColumnFamilySchema) (hbase.FamilyDescriptor, error) {
 	}
 	f.InMemory = strings.EqualFold(f.Attributes["IN_MEMORY"], "true")
 	return f, nil
+}
+
+// checkFamilies refuses a schema with a family rangecopy does not copy.
+func checkFamilies(schema hbase.TableDescriptor) error {
+	for _, f := range schema.Families {
+		if strings.EqualFold(strings.TrimSpace(f.Attributes["IS_MOB"]), "true") {
+			return fmt.Errorf("family %s is a MOB family (IS_MOB=true): MOB data lives in separate MOB files that rangecopy does not copy yet: %w", f.Name, ErrUnsupported)
+		}
+	}
+	return nil
 }
 
 // ReadManifest reads the snapshot's .snapshotinfo and data.manifest from

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"sync"
 	"time"
 
 	"rangecopy/fsys"
@@ -116,10 +115,17 @@ func Read(ctx context.Context, src fsys.Reader, rootDir, name string, opts Optio
 	if err != nil {
 		return nil, err
 	}
+	return load(ctx, src, rootDir, m, "snapshot "+name, opts, start)
+}
+
+// load resolves and reads the facts of m's store files, opening at most
+// opts.Parallelism files at once; what names m in errors and logs (the
+// snapshot, or the live table).
+func load(ctx context.Context, src fsys.Reader, rootDir string, m *Manifest, what string, opts Options, start time.Time) (*Pinned, error) {
 	p := &Pinned{Info: m.Info, Schema: m.Schema, Inputs: map[FileKey]Input{}}
 	regions := Readable(m.Regions)
 	if err := checkCoverage(regions); err != nil {
-		return nil, fmt.Errorf("snapshot %s of table %s: %w", name, m.Info.Table, err)
+		return nil, fmt.Errorf("%s of table %s: %w", what, m.Info.Table, err)
 	}
 	keep := make(map[string]bool, len(regions))
 	for _, r := range regions {
@@ -132,48 +138,29 @@ func Read(ctx context.Context, src fsys.Reader, rootDir, name string, opts Optio
 			files = append(files, f)
 		}
 	}
-	opts.Logger.Debug("snapshot manifest read", "snapshot", name, "table", m.Info.Table,
+	opts.Logger.Debug("store files listed", "of", what, "table", m.Info.Table,
 		"regions", len(m.Regions), "readable_regions", len(regions), "files", len(files))
 
 	facts := make([]job.StoreFile, len(files))
 	inputs := make([]Input, len(files))
 	empty := make([]bool, len(files))
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, opts.Parallelism)
-	var wg sync.WaitGroup
-	for i := range files {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
+	if err := forEach(ctx, len(files), opts.Parallelism, func(ctx context.Context, i int) error {
+		in, err := Resolve(ctx, src, rootDir, m.Info.Table, files[i])
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		if ctx.Err() != nil {
-			break
+		sf, ok, err := Facts(ctx, src, files[i], in, opts.MaxIndexEntries)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			in, err := Resolve(ctx, src, rootDir, m.Info.Table, files[i])
-			if err != nil {
-				cancel(fmt.Errorf("snapshot %s: %w", name, err))
-				return
-			}
-			sf, ok, err := Facts(ctx, src, files[i], in, opts.MaxIndexEntries)
-			if err != nil {
-				cancel(fmt.Errorf("snapshot %s: %w", name, err))
-				return
-			}
-			facts[i], inputs[i], empty[i] = sf, in, !ok
-		}()
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
+		facts[i], inputs[i], empty[i] = sf, in, !ok
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	for i, f := range files {
 		if empty[i] {
-			opts.Logger.Debug("store file holds no cells; left out", "snapshot", name, "region", f.Region, "family", f.Family, "file", f.Name)
+			opts.Logger.Debug("store file holds no cells; left out", "of", what, "region", f.Region, "family", f.Family, "file", f.Name)
 			continue
 		}
 		p.Files = append(p.Files, facts[i])
@@ -188,7 +175,7 @@ func Read(ctx context.Context, src fsys.Reader, rootDir, name string, opts Optio
 	for _, f := range p.Files {
 		total += f.Size
 	}
-	opts.Logger.Info("snapshot read", "snapshot", name, "table", m.Info.Table, "regions", len(p.Regions),
+	opts.Logger.Info("store files read", "of", what, "table", m.Info.Table, "regions", len(p.Regions),
 		"files", len(p.Files), "empty_files", len(files)-len(p.Files), "bytes", total, "took", time.Since(start))
 	return p, nil
 }

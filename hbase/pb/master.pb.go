@@ -1657,6 +1657,102 @@ func (x *FlushRegionResponse) GetWroteFlushWalMarker() bool {
 	return false
 }
 
+type GetStoreFileRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Region        *RegionSpecifier       `protobuf:"bytes,1,req,name=region" json:"region,omitempty"`
+	Family        [][]byte               `protobuf:"bytes,2,rep,name=family" json:"family,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStoreFileRequest) Reset() {
+	*x = GetStoreFileRequest{}
+	mi := &file_master_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStoreFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStoreFileRequest) ProtoMessage() {}
+
+func (x *GetStoreFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_master_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStoreFileRequest.ProtoReflect.Descriptor instead.
+func (*GetStoreFileRequest) Descriptor() ([]byte, []int) {
+	return file_master_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *GetStoreFileRequest) GetRegion() *RegionSpecifier {
+	if x != nil {
+		return x.Region
+	}
+	return nil
+}
+
+func (x *GetStoreFileRequest) GetFamily() [][]byte {
+	if x != nil {
+		return x.Family
+	}
+	return nil
+}
+
+type GetStoreFileResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	StoreFile     []string               `protobuf:"bytes,1,rep,name=store_file,json=storeFile" json:"store_file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStoreFileResponse) Reset() {
+	*x = GetStoreFileResponse{}
+	mi := &file_master_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStoreFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStoreFileResponse) ProtoMessage() {}
+
+func (x *GetStoreFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_master_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStoreFileResponse.ProtoReflect.Descriptor instead.
+func (*GetStoreFileResponse) Descriptor() ([]byte, []int) {
+	return file_master_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *GetStoreFileResponse) GetStoreFile() []string {
+	if x != nil {
+		return x.StoreFile
+	}
+	return nil
+}
+
 var File_master_proto protoreflect.FileDescriptor
 
 const file_master_proto_rawDesc = "" +
@@ -1763,7 +1859,13 @@ const file_master_proto_rawDesc = "" +
 	"\x13FlushRegionResponse\x12&\n" +
 	"\x0flast_flush_time\x18\x01 \x02(\x04R\rlastFlushTime\x12\x18\n" +
 	"\aflushed\x18\x02 \x01(\bR\aflushed\x123\n" +
-	"\x16wrote_flush_wal_marker\x18\x03 \x01(\bR\x13wroteFlushWalMarkerB\x14Z\x12rangecopy/hbase/pb"
+	"\x16wrote_flush_wal_marker\x18\x03 \x01(\bR\x13wroteFlushWalMarker\"j\n" +
+	"\x13GetStoreFileRequest\x12;\n" +
+	"\x06region\x18\x01 \x02(\v2#.rangecopy.hbase.pb.RegionSpecifierR\x06region\x12\x16\n" +
+	"\x06family\x18\x02 \x03(\fR\x06family\"5\n" +
+	"\x14GetStoreFileResponse\x12\x1d\n" +
+	"\n" +
+	"store_file\x18\x01 \x03(\tR\tstoreFileB\x14Z\x12rangecopy/hbase/pb"
 
 var (
 	file_master_proto_rawDescOnce sync.Once
@@ -1778,7 +1880,7 @@ func file_master_proto_rawDescGZIP() []byte {
 }
 
 var file_master_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_master_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_master_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_master_proto_goTypes = []any{
 	(GetProcedureResultResponse_State)(0),    // 0: rangecopy.hbase.pb.GetProcedureResultResponse.State
 	(*CreateTableRequest)(nil),               // 1: rangecopy.hbase.pb.CreateTableRequest
@@ -1811,36 +1913,39 @@ var file_master_proto_goTypes = []any{
 	(*GetProcedureResultResponse)(nil),       // 28: rangecopy.hbase.pb.GetProcedureResultResponse
 	(*FlushRegionRequest)(nil),               // 29: rangecopy.hbase.pb.FlushRegionRequest
 	(*FlushRegionResponse)(nil),              // 30: rangecopy.hbase.pb.FlushRegionResponse
-	(*TableSchema)(nil),                      // 31: rangecopy.hbase.pb.TableSchema
-	(*TableName)(nil),                        // 32: rangecopy.hbase.pb.TableName
-	(*NamespaceDescriptor)(nil),              // 33: rangecopy.hbase.pb.NamespaceDescriptor
-	(*SnapshotDescription)(nil),              // 34: rangecopy.hbase.pb.SnapshotDescription
-	(*ForeignExceptionMessage)(nil),          // 35: rangecopy.hbase.pb.ForeignExceptionMessage
-	(*RegionSpecifier)(nil),                  // 36: rangecopy.hbase.pb.RegionSpecifier
+	(*GetStoreFileRequest)(nil),              // 31: rangecopy.hbase.pb.GetStoreFileRequest
+	(*GetStoreFileResponse)(nil),             // 32: rangecopy.hbase.pb.GetStoreFileResponse
+	(*TableSchema)(nil),                      // 33: rangecopy.hbase.pb.TableSchema
+	(*TableName)(nil),                        // 34: rangecopy.hbase.pb.TableName
+	(*NamespaceDescriptor)(nil),              // 35: rangecopy.hbase.pb.NamespaceDescriptor
+	(*SnapshotDescription)(nil),              // 36: rangecopy.hbase.pb.SnapshotDescription
+	(*ForeignExceptionMessage)(nil),          // 37: rangecopy.hbase.pb.ForeignExceptionMessage
+	(*RegionSpecifier)(nil),                  // 38: rangecopy.hbase.pb.RegionSpecifier
 }
 var file_master_proto_depIdxs = []int32{
-	31, // 0: rangecopy.hbase.pb.CreateTableRequest.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
-	32, // 1: rangecopy.hbase.pb.DeleteTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
-	32, // 2: rangecopy.hbase.pb.EnableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
-	32, // 3: rangecopy.hbase.pb.DisableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
-	33, // 4: rangecopy.hbase.pb.CreateNamespaceRequest.namespaceDescriptor:type_name -> rangecopy.hbase.pb.NamespaceDescriptor
-	33, // 5: rangecopy.hbase.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> rangecopy.hbase.pb.NamespaceDescriptor
-	34, // 6: rangecopy.hbase.pb.SnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	34, // 7: rangecopy.hbase.pb.GetCompletedSnapshotsResponse.snapshots:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	34, // 8: rangecopy.hbase.pb.DeleteSnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	34, // 9: rangecopy.hbase.pb.IsSnapshotDoneRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	34, // 10: rangecopy.hbase.pb.IsSnapshotDoneResponse.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
-	32, // 11: rangecopy.hbase.pb.GetTableDescriptorsRequest.table_names:type_name -> rangecopy.hbase.pb.TableName
-	31, // 12: rangecopy.hbase.pb.GetTableDescriptorsResponse.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
-	32, // 13: rangecopy.hbase.pb.GetTableNamesResponse.table_names:type_name -> rangecopy.hbase.pb.TableName
+	33, // 0: rangecopy.hbase.pb.CreateTableRequest.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
+	34, // 1: rangecopy.hbase.pb.DeleteTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
+	34, // 2: rangecopy.hbase.pb.EnableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
+	34, // 3: rangecopy.hbase.pb.DisableTableRequest.table_name:type_name -> rangecopy.hbase.pb.TableName
+	35, // 4: rangecopy.hbase.pb.CreateNamespaceRequest.namespaceDescriptor:type_name -> rangecopy.hbase.pb.NamespaceDescriptor
+	35, // 5: rangecopy.hbase.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> rangecopy.hbase.pb.NamespaceDescriptor
+	36, // 6: rangecopy.hbase.pb.SnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	36, // 7: rangecopy.hbase.pb.GetCompletedSnapshotsResponse.snapshots:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	36, // 8: rangecopy.hbase.pb.DeleteSnapshotRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	36, // 9: rangecopy.hbase.pb.IsSnapshotDoneRequest.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	36, // 10: rangecopy.hbase.pb.IsSnapshotDoneResponse.snapshot:type_name -> rangecopy.hbase.pb.SnapshotDescription
+	34, // 11: rangecopy.hbase.pb.GetTableDescriptorsRequest.table_names:type_name -> rangecopy.hbase.pb.TableName
+	33, // 12: rangecopy.hbase.pb.GetTableDescriptorsResponse.table_schema:type_name -> rangecopy.hbase.pb.TableSchema
+	34, // 13: rangecopy.hbase.pb.GetTableNamesResponse.table_names:type_name -> rangecopy.hbase.pb.TableName
 	0,  // 14: rangecopy.hbase.pb.GetProcedureResultResponse.state:type_name -> rangecopy.hbase.pb.GetProcedureResultResponse.State
-	35, // 15: rangecopy.hbase.pb.GetProcedureResultResponse.exception:type_name -> rangecopy.hbase.pb.ForeignExceptionMessage
-	36, // 16: rangecopy.hbase.pb.FlushRegionRequest.region:type_name -> rangecopy.hbase.pb.RegionSpecifier
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	37, // 15: rangecopy.hbase.pb.GetProcedureResultResponse.exception:type_name -> rangecopy.hbase.pb.ForeignExceptionMessage
+	38, // 16: rangecopy.hbase.pb.FlushRegionRequest.region:type_name -> rangecopy.hbase.pb.RegionSpecifier
+	38, // 17: rangecopy.hbase.pb.GetStoreFileRequest.region:type_name -> rangecopy.hbase.pb.RegionSpecifier
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_master_proto_init() }
@@ -1855,7 +1960,7 @@ func file_master_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_master_proto_rawDesc), len(file_master_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   30,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
