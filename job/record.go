@@ -93,6 +93,9 @@ type RunOptions struct {
 	// read p99 at its target (the leading master runs the throttle of a
 	// detached job); Bandwidth is then the throttle's ceiling.
 	ProtectSource Protect
+	// Pin is how the planning pins the source's inputs; the zero value is
+	// PinSnapshot.
+	Pin PinMode
 }
 
 // DefaultRetries is how often a failed task is tried again by default.
@@ -135,6 +138,7 @@ type wireRecord struct {
 	Retries      int     `json:"retries,omitempty"`
 	Detached     bool    `json:"detached,omitempty"`
 	Protect      string  `json:"protectSource,omitempty"`
+	Pin          string  `json:"pin,omitempty"`
 
 	Verify *Verification `json:"verify,omitempty"`
 }
@@ -177,7 +181,8 @@ func EncodeRecord(r Record) ([]byte, error) {
 		Start: r.Spec.Rows.Start, End: r.Spec.Rows.End, TMin: r.Spec.Time.Min, TMax: r.Spec.Time.Max,
 		Families: r.Spec.Families, Snapshot: r.Snapshot, Source: toWire(r.Source), TargetC: toWire(r.Target),
 		Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot, TaskBytes: o.TaskBytes,
-		WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: o.Detached, Protect: o.ProtectSource.String()})
+		WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: o.Detached, Protect: o.ProtectSource.String(),
+		Pin: pinWire(o.Pin)})
 }
 
 // DecodeRecord reads what EncodeRecord wrote; bad bytes are ErrRecord.
@@ -201,6 +206,11 @@ func DecodeRecord(b []byte) (Record, error) {
 	var err error
 	if r.Options.ProtectSource, err = ParseProtect(w.Protect); err != nil {
 		return Record{}, fmt.Errorf("%w: protectSource: %v", ErrRecord, err)
+	}
+	if w.Pin != "" {
+		if r.Options.Pin, err = ParsePinMode(w.Pin); err != nil {
+			return Record{}, fmt.Errorf("%w: pin: %v", ErrRecord, err)
+		}
 	}
 	if r.Source, err = fromWire("source", w.Source); err != nil {
 		return Record{}, err
@@ -251,6 +261,9 @@ func (o RunOptions) Validate() error {
 		return fmt.Errorf("job: task size %d must not be negative", o.TaskBytes)
 	case o.Retries < 0 || o.Retries > MaxRetries:
 		return fmt.Errorf("job: retries %d must be in [0, %d]", o.Retries, MaxRetries)
+	}
+	if _, err := ParsePinMode(string(o.Pin)); err != nil {
+		return fmt.Errorf("job: pin %w", err)
 	}
 	return o.ProtectSource.Validate()
 }

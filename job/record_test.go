@@ -17,7 +17,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	r := Record{Kind: KindCopy, Spec: Spec{Table: "t", TargetTable: "u", Rows: KeyRange{Start: []byte{0, 0xff}, End: []byte("z")},
 		Time: TimeRange{Min: 1, Max: 2}, Families: []string{"f"}}, Snapshot: "rangecopy-x", Source: src, Target: tgt,
 		Options: RunOptions{Bandwidth: 1 << 20, CreateTable: true, KeepSnapshot: true, TaskBytes: 8 << 20,
-			WorkRoot: "/w", User: "hbase", Retries: 5, Detached: true}}
+			WorkRoot: "/w", User: "hbase", Retries: 5, Detached: true, Pin: PinLive}}
 	b, err := EncodeRecord(r)
 	if err != nil {
 		t.Fatal(err)

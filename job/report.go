@@ -109,6 +109,11 @@ type Report struct {
 	// PinRetries counts the snapshots of the source taken again after one
 	// failed (a region server died while it was taken, say).
 	PinRetries int `json:"pinRetries,omitempty"`
+	// Pinned says how the source's inputs were pinned: PinSnapshot or
+	// PinLive (empty in reports written before live pins).
+	Pinned PinMode `json:"pinned,omitempty"`
+	// LiveFallback says why a live pin asked for gave way to a snapshot.
+	LiveFallback string `json:"liveFallback,omitempty"`
 	// CreatedNamespace is the target namespace the copy created for the
 	// target table (--create-table), if it had to.
 	CreatedNamespace string `json:"createdNamespace,omitempty"`

@@ -45,6 +45,9 @@ type Request struct {
 	// of the p99 measured before the copy ("2x") or a latency ("20ms"); empty means no
 	// throttle beyond Bandwidth, which stays the ceiling.
 	ProtectSource string `json:"protectSource,omitempty"`
+	// Pin is how the source's inputs are pinned: "snapshot" (empty means it) or "live"
+	// (PinLive: the regions flushed and their open store files read, without a snapshot).
+	Pin string `json:"pin,omitempty"`
 }
 
 // Settings are how a request asks its copy to run, beside what it copies.
@@ -58,6 +61,8 @@ type Settings struct {
 	Retries                   int
 	// ProtectSource is the source's read latency target; the zero value means none.
 	ProtectSource Protect
+	// Pin is how the source's inputs are pinned.
+	Pin PinMode
 }
 
 // FieldError says which field of a Request is wrong, by its JSON name ("startRow"); the
@@ -188,6 +193,9 @@ func (r Request) ResolveSettings() (Settings, error) {
 	}
 	if set.ProtectSource, err = ParseProtect(r.ProtectSource); err != nil {
 		bad("protectSource", "%v", err)
+	}
+	if set.Pin, err = ParsePinMode(r.Pin); err != nil {
+		bad("pin", "%v", err)
 	}
 	set.Retries, set.CreateTable, set.KeepSnapshot = r.Retries, r.CreateTable, r.KeepSnapshot
 	if len(errs) > 0 {

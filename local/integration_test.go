@@ -347,3 +347,65 @@ func TestCopyCreatesTargetNamespace(t *testing.T) {
 	assertFinished(t, env, o, rep)
 	t.Logf("%d cells copied into %s, namespace created", n, table)
 }
+
+// TestCopyPinLive copies the newest cells of a table, still in the source's
+// memstores, pinned live: the copy flushes the regions itself, takes no
+// snapshot and the target equals the source. With a cap below its plan, the
+// same copy pins with a snapshot after all and says why.
+func TestCopyPinLive(t *testing.T) {
+	env := testenv.Get(t)
+	table := createSource(t, env, "live")
+	rows := binaryRows(60)
+	t0 := time.Now().UnixMilli() - 100_000
+	writeRounds(t, env.Source, table, rows, 1, t0, true)
+	o := testOptions(t, env, job.Spec{Table: table})
+	o.CreateTable = true
+	dropTargetLater(t, env, table)
+	rep, err := Copy(t.Context(), o)
+	if err != nil {
+		t.Fatalf("full copy: %v", err)
+	}
+	assertFinished(t, env, o, rep)
+	if rep.Pinned != job.PinSnapshot || rep.LiveFallback != "" {
+		t.Errorf("the full copy pinned %q (%q), want a snapshot", rep.Pinned, rep.LiveFallback)
+	}
+	// The second round is not flushed: only the live pin's flushes write it.
+	t1 := t0 + 50_000
+	writeRounds(t, env.Source, table, rows, 2, t1+1000, false)
+	o2 := o
+	o2.Spec.Time = job.TimeRange{Min: t1, Max: time.Now().UnixMilli() + 1}
+	o2.Pin, o2.KeepSnapshot = job.PinLive, true
+	rep2, err := Copy(t.Context(), o2)
+	if err != nil {
+		t.Fatalf("live copy: %v", err)
+	}
+	assertFinished(t, env, o2, rep2)
+	if rep2.Pinned != job.PinLive || rep2.LiveFallback != "" || rep2.FilesLoaded == 0 {
+		t.Errorf("live copy: pinned %q (%q), %d files loaded; want live and some", rep2.Pinned, rep2.LiveFallback, rep2.FilesLoaded)
+	}
+	snaps, err := dialCluster(t, env.Source).ListSnapshots(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		if strings.HasPrefix(s.Name, master.SnapshotName(rep2.Job)) {
+			t.Errorf("the live copy left snapshot %s although asked to keep its snapshot: it should have taken none", s.Name)
+		}
+	}
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
+	copytest.AssertLoadedWithSeqIDs(t, env, table)
+
+	// The same copy again, with a cap below its plan: a snapshot after all.
+	o3 := o2
+	o3.KeepSnapshot, o3.LiveMaxBytes = false, 1
+	o3.Spec.Time.Max++ // another job
+	rep3, err := Copy(t.Context(), o3)
+	if err != nil {
+		t.Fatalf("capped live copy: %v", err)
+	}
+	assertFinished(t, env, o3, rep3)
+	if rep3.Pinned != job.PinSnapshot || !strings.Contains(rep3.LiveFallback, "more than the 1 a live pin is kept for") {
+		t.Errorf("capped live copy: pinned %q (%q); want a snapshot and why", rep3.Pinned, rep3.LiveFallback)
+	}
+	testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: table, TargetTable: table, Mode: testsupport.Raw})
+}

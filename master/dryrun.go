@@ -11,24 +11,32 @@ import (
 	"rangecopy/snapshot"
 )
 
-// DryRun pins the source under a throw-away snapshot, plans, prints the
-// plan to Options.Out and deletes the snapshot. Nothing is registered,
-// created or loaded.
+// DryRun pins the source under a throw-away snapshot (or live, for a job
+// that pins live: job.PinLive), plans, prints the plan to Options.Out and
+// deletes the snapshot. Nothing is registered, created or loaded.
 func (p *Planner) DryRun(ctx context.Context) error {
 	o := p.o
 	id := JobID(o.Source, o.Target, o.Spec)
-	name := fmt.Sprintf("%s-dryrun-%d", SnapshotName(id), time.Now().UnixMilli())
-	pd, err := snapshot.Pin(ctx, p.src, p.srcFS, o.Source.RootDir, o.Spec.Table, name,
-		snapshot.Options{Logger: p.log.With("part", "snapshot")})
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if err := snapshot.Release(rctx, p.src, name); err != nil {
-			p.log.Warn("delete the dry run's snapshot", "snapshot", name, "err", err)
+	var pd *snapshot.Pinned
+	var err error
+	if o.Pin.Live() {
+		if pd, err = p.pinLive(ctx); err != nil {
+			return err
 		}
-	}()
-	if err != nil {
-		return fmt.Errorf("pin source table %s: %w", o.Spec.Table, err)
+	} else {
+		name := fmt.Sprintf("%s-dryrun-%d", SnapshotName(id), time.Now().UnixMilli())
+		pd, err = snapshot.Pin(ctx, p.src, p.srcFS, o.Source.RootDir, o.Spec.Table, name,
+			snapshot.Options{Logger: p.log.With("part", "snapshot")})
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			if err := snapshot.Release(rctx, p.src, name); err != nil {
+				p.log.Warn("delete the dry run's snapshot", "snapshot", name, "err", err)
+			}
+		}()
+		if err != nil {
+			return fmt.Errorf("pin source table %s: %w", o.Spec.Table, err)
+		}
 	}
 	plan, err := job.Make(o.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: o.TaskBytes, Slots: p.slots(ctx), SkipEmpty: true})
 	if err != nil {

@@ -37,6 +37,13 @@ type Options struct {
 	CreateTable bool
 	// KeepSnapshot keeps the source snapshot when the job is done.
 	KeepSnapshot bool
+	// Pin is how the planning pins the source's inputs (job.PinMode); the
+	// zero value takes a snapshot.
+	Pin job.PinMode
+	// LiveMaxBytes is the largest plan a live pin is kept for; 0 means
+	// job.LiveMaxBytes. (A leading master plans a registered job with the
+	// default.)
+	LiveMaxBytes int64
 	// DryRun plans the job and prints the plan to Out; nothing is registered,
 	// created or loaded (the snapshot taken to plan is deleted).
 	DryRun bool
@@ -75,6 +82,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Workers <= 0 {
 		o.Workers = 4
+	}
+	if o.LiveMaxBytes <= 0 {
+		o.LiveMaxBytes = job.LiveMaxBytes
 	}
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout

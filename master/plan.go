@@ -48,6 +48,21 @@ func (p *Planner) pin(ctx context.Context, name string) (*snapshot.Pinned, error
 	return pd, nil
 }
 
+// MsgPinnedLive is logged once the source's regions are flushed and their
+// store files read, for a job that pins live (job.PinLive).
+const MsgPinnedLive = "pinned the live source table"
+
+// pinLive pins the job's inputs without a snapshot (snapshot.PinLive).
+func (p *Planner) pinLive(ctx context.Context) (*snapshot.Pinned, error) {
+	start := time.Now()
+	pd, err := snapshot.PinLive(ctx, p.src, p.srcFS, p.o.Source.RootDir, p.o.Spec.Table, snapshot.Options{Logger: p.log.With("part", "snapshot")})
+	if err != nil {
+		return nil, fmt.Errorf("pin source table %s live: %w", p.o.Spec.Table, err)
+	}
+	p.log.Info(MsgPinnedLive, "table", p.o.Spec.Table, "regions", len(pd.Regions), "files", len(pd.Files), "took", time.Since(start))
+	return pd, nil
+}
+
 // TaskSpecs encodes a plan's tasks with their resolved inputs, as Plan
 // registers them (bench/cmd/scale encodes a synthetic plan with it). The
 // tasks are encoded in parallel, one contiguous share of them per processor
@@ -143,16 +158,44 @@ func (p *Planner) Plan(ctx context.Context, j registry.Job, rec job.Record, rep 
 	// seconds (a flush of every region, a table's regions coming online).
 	tableErr := make(chan error, 1)
 	go func() { tableErr <- p.EnsureTable(ctx) }()
-	pd, pinned, err := p.pinJob(ctx, j.ID, rec.Snapshot)
+	var pd *snapshot.Pinned
+	var pinned PinState
+	rep.Pinned = job.PinSnapshot
+	if rec.Options.Pin.Live() {
+		if pd, err = p.pinLive(ctx); err == nil {
+			rep.Pinned = job.PinLive
+		} else if ctx.Err() == nil {
+			rep.LiveFallback = err.Error()
+			p.log.Warn("the live pin failed; taking a snapshot instead", "job", j.ID, "err", err)
+		}
+	}
+	if pd == nil && ctx.Err() == nil {
+		pd, pinned, err = p.pinJob(ctx, j.ID, rec.Snapshot)
+	}
 	if terr := <-tableErr; err == nil && terr != nil {
 		err = terr
 	}
 	rep.PinRetries = pinned.Retries()
 	rep.CreatedNamespace = p.createdNamespace
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return j, err
 	}
-	plan, err := job.Make(rec.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes, Slots: p.slots(ctx), SkipEmpty: true})
+	slots := p.slots(ctx)
+	plan, err := job.Make(rec.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes, Slots: slots, SkipEmpty: true})
+	if max := p.o.LiveMaxBytes; err == nil && rep.Pinned.Live() && plan.Bytes > max {
+		// More than copies within the cleaner's TTL: pin for as long as it takes.
+		rep.Pinned, rep.LiveFallback = job.PinSnapshot, fmt.Sprintf("the plan reads %d bytes, more than the %d a live pin is kept for", plan.Bytes, max)
+		p.log.Info("the live pin's plan is large; taking a snapshot instead", "job", j.ID, "bytes", plan.Bytes, "max", max)
+		if pd, pinned, err = p.pinJob(ctx, j.ID, rec.Snapshot); err != nil {
+			rep.PinRetries = pinned.Retries()
+			return j, err
+		}
+		rep.PinRetries = pinned.Retries()
+		plan, err = job.Make(rec.Spec, pd.Regions, pd.Files, job.PlanOptions{TaskBytes: rec.Options.TaskBytes, Slots: slots, SkipEmpty: true})
+	}
 	if err != nil {
 		return j, fmt.Errorf("plan job %s: %w", j.ID, err)
 	}

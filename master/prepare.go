@@ -190,7 +190,7 @@ func attach(ctx context.Context, reg *registry.Registry, rec job.Record, dialTim
 	o := Options{Source: rec.Source, Target: rec.Target, Spec: rec.Spec, Bandwidth: rec.Options.Bandwidth,
 		CreateTable: rec.Options.CreateTable, KeepSnapshot: rec.Options.KeepSnapshot, TaskBytes: rec.Options.TaskBytes,
 		WorkRoot: rec.Options.WorkRoot, User: rec.Options.User, Retries: rec.Options.Retries,
-		ProtectSource: rec.Options.ProtectSource, DialTimeout: dialTimeout, Logger: log}
+		ProtectSource: rec.Options.ProtectSource, Pin: rec.Options.Pin, DialTimeout: dialTimeout, Logger: log}
 	o.defaults()
 	p := &Planner{o: &o, log: log, reg: reg, sharedReg: true, detached: true}
 	if err := p.connect(ctx); err != nil {

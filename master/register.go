@@ -84,5 +84,5 @@ func (p *Planner) record(snapshot string) job.Record {
 	return job.Record{Kind: job.KindCopy, Spec: o.Spec, Snapshot: snapshot, Source: o.Source, Target: o.Target,
 		Options: job.RunOptions{Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot,
 			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: p.detached,
-			ProtectSource: o.ProtectSource}}
+			ProtectSource: o.ProtectSource, Pin: o.Pin}}
 }

@@ -159,6 +159,12 @@ func WriteText(w io.Writer, r job.Report) error {
 	if r.PinRetries > 0 {
 		fmt.Fprintf(&b, "  source snapshot taken again %d times after a failed one\n", r.PinRetries)
 	}
+	switch {
+	case r.Pinned.Live():
+		fmt.Fprintf(&b, "  source pinned live: regions flushed and their store files read, no snapshot\n")
+	case r.LiveFallback != "":
+		fmt.Fprintf(&b, "  source pinned with a snapshot after all: %s\n", r.LiveFallback)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -66,8 +66,10 @@ type Scope struct {
 }
 
 // PlanWindow returns the copy requests of window w: one per table in scope. The full copy
-// copies every cell and creates missing target tables; a catch-up or final window copies
-// [w.StartTime, w.EndTime).
+// copies every cell and creates missing target tables, pinning the source with a snapshot
+// (it may take hours); a catch-up or final window copies [w.StartTime, w.EndTime) and pins
+// the source live (job.PinLive: flushed regions and their open files, no snapshot), since
+// it reads its few new files within seconds.
 func PlanWindow(sc Scope, w Window) []job.Request {
 	out := make([]job.Request, 0, len(sc.Tables))
 	for _, t := range sc.Tables {
@@ -78,6 +80,7 @@ func PlanWindow(sc Scope, w Window) []job.Request {
 		} else {
 			start, end := w.StartTime, w.EndTime
 			r.StartTime, r.EndTime = &start, &end
+			r.Pin = string(job.PinLive)
 		}
 		out = append(out, r)
 	}

@@ -10,16 +10,21 @@ import (
 func TestPlanWindow(t *testing.T) {
 	sc := Scope{Tables: []TableMap{{Source: "ns:a"}, {Source: "ns:b", Target: "ns2:b"}}, StartRow: "k", Families: []string{"f"}, Bandwidth: "10MB/s"}
 	full := PlanWindow(sc, Window{Kind: Full})
-	if len(full) != 2 || !full[0].CreateTable || full[0].StartTime != nil || full[1].TargetTable != "ns2:b" || full[1].Bandwidth != "10MB/s" {
+	if len(full) != 2 || !full[0].CreateTable || full[0].StartTime != nil || full[1].TargetTable != "ns2:b" || full[1].Bandwidth != "10MB/s" || full[0].Pin != "" {
 		t.Fatalf("full copy: %+v", full)
 	}
 	w := PlanWindow(sc, Window{Kind: CatchUp, StartTime: 100, EndTime: 200})
-	for _, r := range w {
+	final := PlanWindow(sc, Window{Kind: Final, StartTime: 100, EndTime: 200})
+	for _, r := range append(final, w...) {
 		if r.CreateTable || *r.StartTime != 100 || *r.EndTime != 200 || r.StartRow != "k" || !reflect.DeepEqual(r.Families, []string{"f"}) {
 			t.Errorf("catch-up request %+v", r)
 		}
-		if _, _, err := r.Resolve(); err != nil {
+		_, set, err := r.Resolve()
+		if err != nil {
 			t.Errorf("the request does not resolve: %v", err)
+		}
+		if !set.Pin.Live() {
+			t.Errorf("window request %+v pins with %q, want live", r, set.Pin)
 		}
 	}
 	w[0].Families[0] = "changed"

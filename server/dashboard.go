@@ -13,6 +13,7 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/dashboard"
+	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/relocation"
@@ -122,6 +123,7 @@ func dashJob(v JobOut) dashboard.Job {
 		add("Task size", orDefault(r.TaskSize, "(automatic)"))
 		add("Create table", strconv.FormatBool(r.CreateTable))
 		add("Keep snapshot", strconv.FormatBool(r.KeepSnapshot))
+		add("Pin", orDefault(r.Pin, string(job.PinSnapshot)))
 		if r.Retries > 0 {
 			add("Retries", strconv.Itoa(r.Retries))
 		}

@@ -465,7 +465,7 @@ func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyK
 		user = a.s.cfg.User
 	}
 	o := master.Options{Source: src, Target: tgt, Spec: spec, Bandwidth: set.Bandwidth, CreateTable: set.CreateTable,
-		KeepSnapshot: set.KeepSnapshot, TaskBytes: set.TaskBytes, Retries: set.Retries, ProtectSource: set.ProtectSource,
+		KeepSnapshot: set.KeepSnapshot, TaskBytes: set.TaskBytes, Retries: set.Retries, ProtectSource: set.ProtectSource, Pin: set.Pin,
 		ZK: a.s.cfg.ZK, ZKRoot: a.s.cfg.ZKRoot, WorkRoot: a.s.cfg.WorkRoot, User: user, Pool: a.s.pool,
 		Logger: a.s.cfg.Logger.With("job", id)}
 	gotID, existing, err := master.Submit(ctx, o)

@@ -32,6 +32,7 @@ type copyFlags struct {
 	protectSource                     string
 	taskSize                          string
 	createTable, keepSnapshot, dryRun bool
+	pin                               string
 	jsonOut                           bool
 	resume                            string
 	detach                            bool
@@ -113,6 +114,10 @@ copy's snapshot, and both reports are printed (with --json one document of
 	fs.StringVar(&f.protectSource, "protect-source", "", "throttle the copy to keep the source's read p99 (small uncached reads probed on every region server) at a target: a factor of the p99 measured before the copy, e.g. 2x, or a latency, e.g. 20ms; --bandwidth is then the ceiling (default no throttle)")
 	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.keepSnapshot, "keep-snapshot", false, "keep the source snapshot when the copy is done")
+	fs.StringVar(&f.pin, "pin", "snapshot", "how the source's files are pinned: snapshot (a flush snapshot, kept until the copy ends), "+
+		"or live (the regions flushed and the files their servers have open read, no snapshot: a second or more quicker, "+
+		"for copies that read their input within the cleaner's TTL; a plan of more than 1 GiB, or regions whose flush "+
+		"does not settle, take a snapshot after all)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the final report as JSON on stdout")
 	fs.StringVar(&f.resume, "resume", "", "id of a stopped job to go on with")
@@ -220,7 +225,7 @@ func copyOptions(f copyFlags) (master.Options, error) {
 		return o, err
 	}
 	req.Bandwidth, req.TaskSize, req.Retries, req.ProtectSource = f.bandwidth, f.taskSize, f.retries, f.protectSource
-	req.CreateTable, req.KeepSnapshot = f.createTable, f.keepSnapshot
+	req.CreateTable, req.KeepSnapshot, req.Pin = f.createTable, f.keepSnapshot, f.pin
 	var spec job.Spec
 	var set job.Settings
 	if f.resume != "" && f.rng.table == "" {
@@ -239,7 +244,7 @@ func copyOptions(f copyFlags) (master.Options, error) {
 	}
 	o.Workers = f.workers
 	o.Bandwidth, o.TaskBytes, o.Retries, o.ProtectSource = set.Bandwidth, set.TaskBytes, set.Retries, set.ProtectSource
-	o.CreateTable, o.KeepSnapshot, o.DryRun = f.createTable, f.keepSnapshot, f.dryRun
+	o.CreateTable, o.KeepSnapshot, o.DryRun, o.Pin = f.createTable, f.keepSnapshot, f.dryRun, set.Pin
 	o.Resume = f.resume
 	if err := f.registry.check(); err != nil {
 		return o, err
@@ -277,7 +282,7 @@ func submissionOf(f copyFlags) (server.JobSubmission, error) {
 		return server.JobSubmission{}, err
 	}
 	req.Bandwidth, req.TaskSize, req.Retries, req.ProtectSource = f.bandwidth, f.taskSize, f.retries, f.protectSource
-	req.CreateTable, req.KeepSnapshot = f.createTable, f.keepSnapshot
+	req.CreateTable, req.KeepSnapshot, req.Pin = f.createTable, f.keepSnapshot, f.pin
 	// The server checks it again; checking here names the flags.
 	if _, _, err := req.Resolve(); err != nil {
 		return server.JobSubmission{}, fieldUsage(err)
