@@ -185,6 +185,48 @@ func TestLoaderInspectLocal(t *testing.T) {
 	}
 }
 
+// countingFS counts the files opened.
+type countingFS struct {
+	fsys.Local
+	opens int
+}
+
+func (c *countingFS) Open(ctx context.Context, name string) (fsys.File, error) {
+	c.opens++
+	return c.Local.Open(ctx, name)
+}
+
+// TestLoaderDescribedFileLocal: a file its writer described (size and rows)
+// is taken as described, unopened, unless every cell is to be verified; its
+// rows are still checked for order.
+func TestLoaderDescribedFileLocal(t *testing.T) {
+	cfs := &countingFS{Local: fsys.Local{Root: t.TempDir()}}
+	wd, err := OpenWorkDir(t.Context(), cfs, "job1", WorkDirOptions{User: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, size := writeLocal(t, cfs, wd, "t1", localCells(10))
+	l := localLoader(t, cfs)
+	l.cfg.VerifyCells = false
+	f := File{Family: "f", Path: p, FirstRow: []byte("r000"), LastRow: []byte("r009"), Size: size}
+	if got, err := l.inspect(t.Context(), &f); err != nil || got != size || cfs.opens != 0 {
+		t.Errorf("described file: inspect = %d, %v after %d opens; want %d and none", got, err, cfs.opens, size)
+	}
+	bad := File{Family: "f", Path: p, FirstRow: []byte("r009"), LastRow: []byte("r000"), Size: size}
+	var le *LoadError
+	if _, err := l.inspect(t.Context(), &bad); !errors.As(err, &le) || !strings.Contains(le.Reason, "rows out of order") {
+		t.Errorf("described file with reversed rows: %v", err)
+	}
+	// Without rows, or with every cell to verify, the file is read.
+	if _, err := l.inspect(t.Context(), &File{Family: "f", Path: p, Size: size}); err != nil || cfs.opens != 1 {
+		t.Errorf("size alone: %v after %d opens; want the file read once", err, cfs.opens)
+	}
+	l.cfg.VerifyCells = true
+	if _, err := l.inspect(t.Context(), &f); err != nil || cfs.opens != 2 {
+		t.Errorf("VerifyCells: %v after %d opens; want the file read again", err, cfs.opens)
+	}
+}
+
 // failingFS fails the creation of its fail-th file.
 type failingFS struct {
 	fsys.Local

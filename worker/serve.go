@@ -353,7 +353,7 @@ func runAttempt(ctx context.Context, cfg *ServeConfig, claim *Claim, spec job.Ta
 	// toLoad is f for the loader, fenced by the claim; *sent is set when
 	// its (last) load request is let out.
 	toLoad := func(f OutputFile, sent *time.Time) bulkload.File {
-		return bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow,
+		return bulkload.File{Family: f.Family, Path: f.Path, FirstRow: f.FirstRow, LastRow: f.LastRow, Size: f.Bytes,
 			Fence: func(ctx context.Context) (context.Context, error) {
 				fctx, err := fenceLoad(ctx, claim, cfg.Registry.SessionTimeout(), f.Path)
 				*sent = time.Now()
