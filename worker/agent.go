@@ -133,7 +133,7 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 	}
 	// A change in any job (one starting to run, tasks reset) wakes the worker at once; the
 	// refresh period covers the rest (bandwidth overrides, the live workers' capacity).
-	pace := &registry.Pacer{Period: cfg.Refresh, MinGap: 200 * time.Millisecond}
+	pace := &registry.Pacer{Period: cfg.Refresh, MinGap: 50 * time.Millisecond}
 	if ch, err := cfg.Registry.WatchAllJobs(ctx); err == nil {
 		pace.Changes = ch
 	} else if ctx.Err() == nil {
@@ -370,8 +370,19 @@ func (a *agent) wakeSlots() {
 	a.mu.Unlock()
 }
 
-// slot runs one task at a time, from any job, until ctx ends.
+// TinyPerSlot is how many tiny tasks (of at most TogetherTaskBytes of
+// input, such as a catch-up window's) a slot runs at once: such a task is a
+// few small files and round trips (a claim, a bulk load, a checkpoint), bound
+// by latency rather than by bandwidth or memory, so a slot claims the next
+// task while it runs, up to this many.
+const TinyPerSlot = 4
+
+// slot runs one task at a time, from any job, until ctx ends; tiny tasks
+// (TinyPerSlot) run beside each other.
 func (a *agent) slot(ctx context.Context, n int) {
+	tiny := make(chan struct{}, TinyPerSlot)
+	var tinyRunning sync.WaitGroup
+	defer tinyRunning.Wait()
 	for ctx.Err() == nil {
 		a.mu.Lock()
 		jobs := make([]*agentJob, 0, len(a.jobs))
@@ -411,9 +422,23 @@ func (a *agent) slot(ctx context.Context, n int) {
 			if a.cfg.Metrics != nil {
 				cfg.Observer = a.cfg.Metrics
 			}
+			ran = true
+			if tinyConfig(&cfg, claim.Spec()) {
+				tiny <- struct{}{} // waits while TinyPerSlot run
+				tinyRunning.Add(1)
+				go func() {
+					defer tinyRunning.Done()
+					defer func() { <-tiny }()
+					serveClaim(aj.ctx, &cfg, claim)
+					aj.tasks.Done()
+				}()
+				break
+			}
+			// A whole slot's share of the memory: once its tiny tasks, which
+			// share it, are done.
+			tinyRunning.Wait()
 			serveClaim(aj.ctx, &cfg, claim)
 			aj.tasks.Done()
-			ran = true
 			break
 		}
 		if ran {
@@ -427,6 +452,35 @@ func (a *agent) slot(ctx context.Context, n int) {
 		}
 		t.Stop()
 	}
+}
+
+// tinyConfig reports whether a claimed copy task runs in its slot's tiny
+// lane, setting cfg up for it: a task of at most TogetherTaskBytes of
+// estimated input whose buffers fit in a TinyPerSlot-th of the slot's
+// memory share, which it then plans in. The slot's tiny tasks together hold
+// no more of the budget than one task of the slot.
+func tinyConfig(cfg *ServeConfig, taskSpec []byte) bool {
+	spec, err := job.DecodeTaskSpec(taskSpec)
+	if err != nil || spec.Task.Bytes > TogetherTaskBytes || cfg.Options.Memory == nil {
+		return false
+	}
+	slots := max(cfg.Options.MemorySlots, 1) * TinyPerSlot
+	share := cfg.Options.Memory.Share(slots)
+	inputs := map[string]int{}
+	for _, in := range spec.Inputs {
+		inputs[in.File.Family]++
+	}
+	for fam, n := range inputs {
+		block := 0
+		if s, ok := cfg.Families[fam]; ok {
+			block = s.BlockSize
+		}
+		if _, err := memory.PlanTask(share, n, 0, block); err != nil {
+			return false
+		}
+	}
+	cfg.Options.MemorySlots = slots
+	return true
 }
 
 func compareStrings(a, b string) int {
