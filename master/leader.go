@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"rangecopy/checkpoint"
@@ -217,8 +218,9 @@ func (ld *leader) serve(ctx context.Context) {
 }
 
 // minLook is the shortest time between two looks at every job: changes of a busy job come
-// with every claim and result, and are taken together.
-const minLook = 200 * time.Millisecond
+// with every claim and result, and are taken together (and a look that takes longer rests
+// as long, registry.Pacer).
+const minLook = 50 * time.Millisecond
 
 // forget drops what the leader keeps of a job.
 func (ld *leader) forget(id string) {
@@ -355,15 +357,39 @@ func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJo
 	reg := ld.cfg.Registry
 	// lj.buckets, when known, hold every task: a few listings, not 512.
 	if done, err := reg.TasksWithIn(ctx, j.ID, registry.StatusDone, lj.buckets); err == nil {
+		var fresh []string
 		for _, t := range done {
-			if lj.counted[t] || !add(&lj.done, t) {
-				continue
+			if !lj.counted[t] {
+				fresh = append(fresh, t)
 			}
-			if b, err := reg.TaskSpec(ctx, j.ID, t); err == nil {
+		}
+		// Each task is two reads (its checkpoint, its spec): a job's last look reads
+		// those of the tasks that ended since the last report, at once.
+		type sums struct {
+			rep   job.Report
+			bytes int64
+			ok    bool
+		}
+		got := make([]sums, len(fresh))
+		forEachTask(len(fresh), func(i int) {
+			if !add(&got[i].rep, fresh[i]) {
+				return
+			}
+			got[i].ok = true
+			if b, err := reg.TaskSpec(ctx, j.ID, fresh[i]); err == nil {
 				if ts, err := job.DecodeTaskSpec(b); err == nil {
-					lj.done.BytesRead += ts.Task.Bytes
+					got[i].bytes = ts.Task.Bytes
 				}
 			}
+		})
+		for i, t := range fresh {
+			if !got[i].ok {
+				continue
+			}
+			lj.done.FilesLoaded += got[i].rep.FilesLoaded
+			lj.done.BytesLoaded += got[i].rep.BytesLoaded
+			lj.done.Cells += got[i].rep.Cells
+			lj.done.BytesRead += got[i].bytes
 			lj.counted[t] = true
 		}
 	}
@@ -375,6 +401,25 @@ func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJo
 			}
 		}
 	}
+}
+
+// reportReads bounds the registry reads a report makes at once.
+const reportReads = 16
+
+// forEachTask runs fn for 0..n-1, reportReads at a time.
+func forEachTask(n int, fn func(i int)) {
+	sem := make(chan struct{}, reportReads)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
 }
 
 // loadTotals reads the plan's totals of a planned job, once.

@@ -296,8 +296,8 @@ func (s *Server) runRelocations(ctx context.Context) {
 }
 
 // relocationMinLook is the shortest time between two looks at the relocations: a running
-// window's jobs change with every task, and are taken together.
-const relocationMinLook = 200 * time.Millisecond
+// window's jobs change with every task, and are taken together (registry.Pacer).
+const relocationMinLook = 50 * time.Millisecond
 
 // stepRelocation looks at one relocation: the jobs of its running window, its verification
 // and the clock, and acts on what the state machine decides. A window the clock starts has
