@@ -192,8 +192,17 @@ func (e *Env) pinTable(ctx context.Context, d Dataset, name string) (*Table, err
 }
 
 func (e *Env) load(ctx context.Context, d Dataset, from, to int64) error {
+	return e.write(ctx, d, from, to, true)
+}
+
+// write writes rows [from, to) of d through HBase; with flush false they stay in the
+// memstores, where an application's latest writes are, rather than being flushed to files.
+func (e *Env) write(ctx context.Context, d Dataset, from, to int64, flush bool) error {
 	args := []string{d.Table, strconv.FormatInt(d.Rows, 10), strconv.FormatInt(from, 10), strconv.FormatInt(to, 10),
 		strconv.FormatInt(d.StartMs, 10), strconv.FormatInt(d.SpanMs, 10), strconv.Itoa(d.DValueBytes), strconv.Itoa(d.MValueBytes)}
+	if !flush {
+		args = append(args, "memstore")
+	}
 	res, err := e.Source.RunTool(ctx, "rangecopy.testenv.BenchLoad", args, nil)
 	if err != nil {
 		return fmt.Errorf("load rows [%d, %d) of %s: %w", from, to, d.Table, err)

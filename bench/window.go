@@ -79,12 +79,13 @@ func (e *Env) serverWindow(ctx context.Context, t *Table, target string) (copied
 	if err != nil {
 		return c, err
 	}
-	// 1% new rows, after the table's last, with timestamps of now.
+	// 1% new rows, after the table's last, with timestamps of now, left in the memstores as an
+	// application's latest writes are: the window's pin flushes them.
 	n := max(t.Rows/100, 1)
 	d := t.Dataset
 	d.StartMs, d.SpanMs = time.Now().UnixMilli()-1000, 1000
 	written := time.Now()
-	if err := e.load(ctx, d, t.Rows, t.Rows+n); err != nil {
+	if err := e.write(ctx, d, t.Rows, t.Rows+n, false); err != nil {
 		return c, fmt.Errorf("write the new rows: %w", err)
 	}
 	wrote := time.Since(written)
@@ -98,7 +99,7 @@ func (e *Env) serverWindow(ctx context.Context, t *Table, target string) (copied
 	c.bytes, c.filesPruned = win.Bytes, int(win.FilesPruned)
 	c.peakRSS, c.cpuSeconds = x.PeakRSS, x.CPUSeconds
 	c.note = fmt.Sprintf("rangecopy server --workers %d, relocation schedule %q, margin 0; full copy window %.1f s; "+
-		"catch-up with no new data %.2f s (%d files pruned of the snapshot's, %d loaded); %s new rows written through HBase in %.1f s, "+
+		"catch-up with no new data %.2f s (%d files pruned of the pinned ones, %d loaded); %s new rows written through HBase (left in the memstores) in %.1f s, "+
 		"then a catch-up of %.2f s copied %d bytes (%d files loaded, %d pruned); time is the window's run as the relocation records it",
 		e.Workers, windowSchedule, float64(full.DurationMs)/1000, float64(empty.DurationMs)/1000, empty.FilesPruned, empty.FilesLoaded,
 		strconv.FormatInt(n, 10), wrote.Seconds(), float64(win.DurationMs)/1000, win.Bytes, win.FilesLoaded, win.FilesPruned)

@@ -15,10 +15,11 @@ import org.apache.hadoop.util.Tool;
 
 /**
  * Writes the benchmark table's rows FROM to TO (of ROWS) through HBase's normal write path (a
- * BufferedMutator, memstores, WAL), then flushes the table:
+ * BufferedMutator, memstores, WAL), then flushes the table, unless the optional last argument
+ * is "memstore" (the rows then stay in the memstores, where an application's recent writes are):
  *
  * <pre>
- *   TABLE ROWS FROM TO START_MS SPAN_MS DVALUE MVALUE
+ *   TABLE ROWS FROM TO START_MS SPAN_MS DVALUE MVALUE [memstore]
  * </pre>
  *
  * Row i has the 100-byte key "%016x-%083d" of (i * 0x9E3779B97F4A7C15, i), so consecutive rows
@@ -30,10 +31,11 @@ import org.apache.hadoop.util.Tool;
 public final class BenchLoad extends Configured implements Tool {
   @Override
   public int run(String[] args) throws Exception {
-    if (args.length != 8) {
-      System.err.println("usage: TABLE ROWS FROM TO START_MS SPAN_MS DVALUE MVALUE");
+    if (args.length != 8 && !(args.length == 9 && args[8].equals("memstore"))) {
+      System.err.println("usage: TABLE ROWS FROM TO START_MS SPAN_MS DVALUE MVALUE [memstore]");
       return 2;
     }
+    boolean flush = args.length == 8;
     TableName tn = TableName.valueOf(args[0]);
     long rows = Long.parseLong(args[1]);
     long from = Long.parseLong(args[2]);
@@ -63,8 +65,10 @@ public final class BenchLoad extends Configured implements Tool {
         bytes += 2L * row.length + dSize + mSize;
       }
       bm.flush();
-      try (Admin admin = conn.getAdmin()) {
-        admin.flush(tn);
+      if (flush) {
+        try (Admin admin = conn.getAdmin()) {
+          admin.flush(tn);
+        }
       }
     }
     System.out.printf("RESULT rows=%d bytes=%d seconds=%.3f%n", to - from, bytes, (System.nanoTime() - t0) / 1e9);
