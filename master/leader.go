@@ -218,8 +218,7 @@ func (ld *leader) serve(ctx context.Context) {
 }
 
 // minLook is the shortest time between two looks at every job: changes of a busy job come
-// with every claim and result, and are taken together (and a look that takes longer rests
-// as long, registry.Pacer).
+// with every claim and result, and are taken together.
 const minLook = 50 * time.Millisecond
 
 // forget drops what the leader keeps of a job.

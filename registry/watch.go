@@ -306,10 +306,8 @@ func (r *Registry) forwardJob(ctx context.Context, job string, notify func()) {
 }
 
 // Pacer paces a loop that looks at every job: it waits for its period, or for a change told
-// by WatchAllJobs, but never looks again sooner than MinGap after the last look began, nor
-// before resting as long as that look took (a busy job would wake it with every claim, and a
-// look at a big job may take longer than MinGap: the loop looks at most half the time). A nil
-// Changes waits for the period only.
+// by WatchAllJobs, but never looks again sooner than MinGap after the last look (a busy job
+// would wake it with every claim). A nil Changes waits for the period only.
 type Pacer struct {
 	// Changes is a WatchAllJobs channel, or nil.
 	Changes <-chan struct{}
@@ -323,7 +321,6 @@ type Pacer struct {
 // Wait returns when the loop should look again: true for a change, false for the period.
 // It returns false at once when ctx has ended.
 func (p *Pacer) Wait(ctx context.Context) bool {
-	called := time.Now()
 	defer func() { p.last = time.Now() }()
 	if p.timer == nil {
 		p.timer = time.NewTimer(p.Period)
@@ -343,7 +340,7 @@ func (p *Pacer) Wait(ctx context.Context) bool {
 		if !p.timer.Stop() {
 			<-p.timer.C
 		}
-		if gap := time.Until(restUntil(p.last, called, p.MinGap)); gap > 0 {
+		if gap := p.MinGap - time.Since(p.last); gap > 0 {
 			t := time.NewTimer(gap)
 			select {
 			case <-ctx.Done():
@@ -354,18 +351,4 @@ func (p *Pacer) Wait(ctx context.Context) bool {
 		}
 	}
 	return changed
-}
-
-// restUntil is when a loop whose last look began at last and ended at ended may look again
-// after a change: MinGap after the look began, and no sooner than the look took after it
-// ended.
-func restUntil(last, ended time.Time, minGap time.Duration) time.Time {
-	if last.IsZero() {
-		return ended
-	}
-	next := last.Add(minGap)
-	if rested := ended.Add(ended.Sub(last)); rested.After(next) {
-		next = rested
-	}
-	return next
 }

@@ -134,27 +134,6 @@ func TestWatchAllJobs(t *testing.T) {
 	}
 }
 
-func TestRestUntil(t *testing.T) {
-	t0 := time.Unix(1000, 0)
-	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
-	for _, tc := range []struct {
-		name        string
-		last, ended time.Time
-		minGap      time.Duration
-		want        time.Time
-	}{
-		{"the first look", time.Time{}, ms(0), 50 * time.Millisecond, ms(0)},
-		{"a quick look waits out the gap", ms(0), ms(10), 50 * time.Millisecond, ms(50)},
-		{"a look as long as the gap rests as long", ms(0), ms(50), 50 * time.Millisecond, ms(100)},
-		{"a slow look rests as long as it took", ms(0), ms(300), 50 * time.Millisecond, ms(600)},
-		{"no gap: rest only", ms(0), ms(20), 0, ms(40)},
-	} {
-		if got := restUntil(tc.last, tc.ended, tc.minGap); !got.Equal(tc.want) {
-			t.Errorf("%s: restUntil = +%v, want +%v", tc.name, got.Sub(t0), tc.want.Sub(t0))
-		}
-	}
-}
-
 func TestPacer(t *testing.T) {
 	ch := make(chan struct{}, 1)
 	p := &Pacer{Changes: ch, Period: time.Hour, MinGap: time.Millisecond}
