@@ -40,6 +40,9 @@ type Config struct {
 	// Reconcile is how often the leading server reconciles the catalog with the registry;
 	// 0 means 2 s. Poll is how often the embedded master looks at every job; 0 means 2 s.
 	Reconcile, Poll time.Duration
+	// Retention is how long an ended job stays in the registry once the catalog holds its
+	// end and final report; 0 means DefaultRetention. The catalog keeps it for good.
+	Retention time.Duration
 	// Logger receives the server's log; nil discards.
 	Logger *slog.Logger
 	// Version is the binary's version, shown in the API's description.
@@ -52,6 +55,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Reconcile <= 0 {
 		c.Reconcile = 2 * time.Second
+	}
+	if c.Retention <= 0 {
+		c.Retention = DefaultRetention
 	}
 	if c.Poll <= 0 {
 		c.Poll = 2 * time.Second
@@ -92,3 +98,7 @@ func loopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// DefaultRetention is how long an ended job stays in the registry by default: long enough
+// for anyone following it (a relocation's window, rangecopy job wait) to read its end there.
+const DefaultRetention = time.Hour

@@ -62,12 +62,22 @@ func newRigAt(t *testing.T, env *testenv.Env, workers int, dir, zkRoot string) *
 // under its configured id.
 func newRigAs(t *testing.T, env *testenv.Env, workers int, dir, zkRoot, id string) *rig {
 	t.Helper()
+	return newRigWith(t, env, workers, dir, zkRoot, id, nil)
+}
+
+// newRigWith is newRigAs with the server's configuration changed by tweak first (nil: none).
+func newRigWith(t *testing.T, env *testenv.Env, workers int, dir, zkRoot, id string, tweak func(*Config)) *rig {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := New(ctx, Config{Listen: "127.0.0.1:0", Catalog: "sqlite://" + filepath.Join(dir, "catalog.db"),
+	cfg := Config{Listen: "127.0.0.1:0", Catalog: "sqlite://" + filepath.Join(dir, "catalog.db"),
 		ZK: []string{env.Target.ZKQuorum}, ZKRoot: zkRoot, SessionTimeout: 6 * time.Second,
 		Workers: workers, Poll: 500 * time.Millisecond, Reconcile: 500 * time.Millisecond, User: env.Target.User,
-		Logger: log, Version: "test", ID: id})
+		Logger: log, Version: "test", ID: id}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	s, err := New(ctx, cfg)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"rangecopy/catalog"
 	"rangecopy/job"
@@ -109,7 +110,43 @@ func (s *Server) reconcile(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, id := range prunePlan(rows, reg, time.Now().Add(-s.cfg.Retention), prunePerPass) {
+		if err := s.reg.DeleteJob(ctx, id); err != nil && !errors.Is(err, registry.ErrNotFound) {
+			return fmt.Errorf("drop ended job %s from the registry: %w", id, err)
+		}
+		s.cfg.Logger.Debug("dropped an ended job from the registry; the catalog keeps it", "job", id)
+	}
 	return nil
+}
+
+// prunePerPass bounds the jobs one reconcile drops from the registry: each is a thousand
+// ZooKeeper nodes or more, and the rest wait for the next pass.
+const prunePerPass = 20
+
+// prunePlan returns the registry jobs to drop, oldest row first, at most max: those that
+// ended in the registry and whose catalog row has held that same end since before the
+// retention (with the final report it took from the registry). A registry keeps every job it
+// is given, a thousand ZooKeeper nodes each, and every look of the masters and workers reads
+// every job: a relocation makes a job per table every window. It is pure.
+func prunePlan(rows map[string]catalog.Job, reg map[string]regState, before time.Time, max int) []string {
+	var out []catalog.Job
+	for id, r := range reg {
+		row, ok := rows[id]
+		if ok && r.state.Final() && row.State == r.state && row.UpdatedAt.Before(before) {
+			out = append(out, row)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].UpdatedAt.Equal(out[j].UpdatedAt) {
+			return out[i].UpdatedAt.Before(out[j].UpdatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	ids := make([]string, 0, min(len(out), max))
+	for _, row := range out[:min(len(out), max)] {
+		ids = append(ids, row.ID)
+	}
+	return ids
 }
 
 // apply makes one reconciling write.
