@@ -14,6 +14,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/metrics"
 	"rangecopy/registry"
+	"rangecopy/snapshot"
 )
 
 // LeadConfig is a master process.
@@ -54,7 +55,9 @@ type LeadConfig struct {
 // folder removed; a done job whose clean-up a dead leader left pending is
 // cleaned up once a term) and jobs being cancelled once no task is held. A master that loses the lead
 // (its session expired) stops acting at once and campaigns again; the
-// standby next in line takes over as soon as the leader's session ends.
+// standby next in line takes over as soon as the leader's session ends. The
+// store files' facts it reads to plan are kept for its later plans
+// (snapshot.FactsCache, at most 64 MiB of them).
 func Lead(ctx context.Context, cfg LeadConfig) error {
 	if cfg.Registry == nil {
 		return errors.New("master: LeadConfig needs a Registry")
@@ -68,6 +71,7 @@ func Lead(ctx context.Context, cfg LeadConfig) error {
 	if cfg.ReportEvery <= 0 {
 		cfg.ReportEvery = 5 * time.Second
 	}
+	facts := snapshot.NewFactsCache(0) // for every term of this process
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = DefaultDialTimeout
 	}
@@ -104,7 +108,7 @@ func Lead(ctx context.Context, cfg LeadConfig) error {
 				cfg.WhileLeading(lctx)
 			}
 		}()
-		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}, swept: map[string]bool{}}
+		ld := &leader{cfg: cfg, log: log, jobs: map[string]*leadJob{}, swept: map[string]bool{}, facts: facts}
 		ld.serve(lctx)
 		ld.closeAll()
 		cfg.Metrics.SetLeading(false)
@@ -129,6 +133,9 @@ type leader struct {
 	jobs map[string]*leadJob
 	// swept are the done jobs this term looked at for a pending clean-up (NodeCleanup).
 	swept map[string]bool
+	// facts keeps the sources' store files' facts across the jobs the process plans
+	// (Options.Facts): a relocation's next window reads only the new files.
+	facts *snapshot.FactsCache
 }
 
 // leadJob is what the leader keeps of one job between looks.
@@ -340,7 +347,7 @@ func (ld *leader) sweep(ctx context.Context, j registry.Job) error {
 	if err != nil || !rec.Options.Detached {
 		return nil
 	}
-	p, err := attach(ctx, ld.cfg.Registry, rec, ld.cfg.DialTimeout, ld.cfg.Pool, ld.log)
+	p, err := attach(ctx, ld.cfg.Registry, rec, ld.cfg.DialTimeout, ld.cfg.Pool, ld.facts, ld.log)
 	if err != nil {
 		delete(ld.swept, j.ID) // try again at the next look
 		return fmt.Errorf("job %s: clean up after it was done: %w", j.ID, err)
@@ -464,7 +471,7 @@ func (ld *leader) open(ctx context.Context, lj *leadJob) (*Planner, error) {
 	if lj.p != nil {
 		return lj.p, nil
 	}
-	p, err := attach(ctx, ld.cfg.Registry, lj.rec, ld.cfg.DialTimeout, ld.cfg.Pool, ld.log)
+	p, err := attach(ctx, ld.cfg.Registry, lj.rec, ld.cfg.DialTimeout, ld.cfg.Pool, ld.facts, ld.log)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/job"
 	"rangecopy/registry"
+	"rangecopy/snapshot"
 )
 
 // DefaultDialTimeout bounds reaching a cluster (or the registry) the first
@@ -73,6 +74,10 @@ type Options struct {
 	// Pool, when set, lends the connections to both clusters (and takes them
 	// back at Close) instead of dialling them for this job alone.
 	Pool *dial.Pool
+	// Facts, when set, keeps the source's store files' facts across the pins
+	// of the process (snapshot.FactsCache): a warm server's next window reads
+	// only the new files.
+	Facts *snapshot.FactsCache
 	// Logger receives the job's log; nil discards.
 	Logger *slog.Logger
 	// Out receives the dry run's plan; nil discards.

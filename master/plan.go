@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +26,7 @@ const (
 // pin returns the job's pinned inputs: the snapshot if it exists (a resumed
 // planning), else a new one.
 func (p *Planner) pin(ctx context.Context, name string) (*snapshot.Pinned, error) {
-	opts := snapshot.Options{Logger: p.log.With("part", "snapshot")}
+	opts := p.snapshotOptions()
 	pd, err := snapshot.Read(ctx, p.srcFS, p.o.Source.RootDir, name, opts)
 	if err == nil {
 		p.log.Info("reusing the job's snapshot", "snapshot", name)
@@ -48,6 +49,12 @@ func (p *Planner) pin(ctx context.Context, name string) (*snapshot.Pinned, error
 	return pd, nil
 }
 
+// snapshotOptions are the options of the planner's pins: its log, and the
+// process's facts cache (Options.Facts) scoped to the source's NameNodes.
+func (p *Planner) snapshotOptions() snapshot.Options {
+	return snapshot.Options{Logger: p.log.With("part", "snapshot"), Facts: p.o.Facts, FactsScope: strings.Join(p.o.Source.NameNodes, ",")}
+}
+
 // MsgPinnedLive is logged once the source's regions are flushed and their
 // store files read, for a job that pins live (job.PinLive).
 const MsgPinnedLive = "pinned the live source table"
@@ -55,7 +62,7 @@ const MsgPinnedLive = "pinned the live source table"
 // pinLive pins the job's inputs without a snapshot (snapshot.PinLive).
 func (p *Planner) pinLive(ctx context.Context) (*snapshot.Pinned, error) {
 	start := time.Now()
-	pd, err := snapshot.PinLive(ctx, p.src, p.srcFS, p.o.Source.RootDir, p.o.Spec.Table, snapshot.Options{Logger: p.log.With("part", "snapshot")})
+	pd, err := snapshot.PinLive(ctx, p.src, p.srcFS, p.o.Source.RootDir, p.o.Spec.Table, p.snapshotOptions())
 	if err != nil {
 		return nil, fmt.Errorf("pin source table %s live: %w", p.o.Spec.Table, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/job"
 	"rangecopy/registry"
+	"rangecopy/snapshot"
 )
 
 // Planner is a job's preparation, shared by every way of running it (the
@@ -186,11 +187,11 @@ func (p *Planner) dialHDFS(ctx context.Context, c cluster.Config) (*fsys.HDFS, e
 
 // attach opens a planner for a registered job with the registry of the
 // caller (a leading master): the record says how to reach the clusters.
-func attach(ctx context.Context, reg *registry.Registry, rec job.Record, dialTimeout time.Duration, pool *dial.Pool, log *slog.Logger) (*Planner, error) {
+func attach(ctx context.Context, reg *registry.Registry, rec job.Record, dialTimeout time.Duration, pool *dial.Pool, facts *snapshot.FactsCache, log *slog.Logger) (*Planner, error) {
 	o := Options{Source: rec.Source, Target: rec.Target, Spec: rec.Spec, Bandwidth: rec.Options.Bandwidth,
 		CreateTable: rec.Options.CreateTable, KeepSnapshot: rec.Options.KeepSnapshot, TaskBytes: rec.Options.TaskBytes,
 		WorkRoot: rec.Options.WorkRoot, User: rec.Options.User, Retries: rec.Options.Retries,
-		ProtectSource: rec.Options.ProtectSource, Pin: rec.Options.Pin, DialTimeout: dialTimeout, Logger: log}
+		ProtectSource: rec.Options.ProtectSource, Pin: rec.Options.Pin, DialTimeout: dialTimeout, Pool: pool, Facts: facts, Logger: log}
 	o.defaults()
 	p := &Planner{o: &o, log: log, reg: reg, sharedReg: true, detached: true}
 	if err := p.connect(ctx); err != nil {

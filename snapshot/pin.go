@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"rangecopy/fsys"
@@ -29,6 +30,12 @@ type Options struct {
 	// Logger receives progress at debug level and oddities at warn level;
 	// nil discards.
 	Logger *slog.Logger
+	// Facts, if set, keeps the files' facts for the next pins of the
+	// process and gives those it holds (FactsCache); FactsScope names the
+	// source cluster in its keys (its NameNodes, say), for a cache shared by
+	// the pins of several clusters.
+	Facts      *FactsCache
+	FactsScope string
 }
 
 func (o Options) withDefaults() Options {
@@ -144,7 +151,14 @@ func load(ctx context.Context, src fsys.Reader, rootDir string, m *Manifest, wha
 	facts := make([]job.StoreFile, len(files))
 	inputs := make([]Input, len(files))
 	empty := make([]bool, len(files))
+	var hits atomic.Int64 // files whose facts the cache gave
 	if err := forEach(ctx, len(files), opts.Parallelism, func(ctx context.Context, i int) error {
+		key := factsKey(opts.FactsScope, rootDir, m.Info.Table, files[i])
+		if e, ok := opts.Facts.get(key); ok {
+			facts[i], inputs[i], empty[i] = e.facts, e.in, e.empty
+			hits.Add(1)
+			return nil
+		}
 		in, err := Resolve(ctx, src, rootDir, m.Info.Table, files[i])
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
@@ -154,6 +168,7 @@ func load(ctx context.Context, src fsys.Reader, rootDir string, m *Manifest, wha
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		facts[i], inputs[i], empty[i] = sf, in, !ok
+		opts.Facts.put(key, cached{facts: sf, in: in, empty: !ok})
 		return nil
 	}); err != nil {
 		return nil, err
@@ -176,7 +191,7 @@ func load(ctx context.Context, src fsys.Reader, rootDir string, m *Manifest, wha
 		total += f.Size
 	}
 	opts.Logger.Info("store files read", "of", what, "table", m.Info.Table, "regions", len(p.Regions),
-		"files", len(p.Files), "empty_files", len(files)-len(p.Files), "bytes", total, "took", time.Since(start))
+		"files", len(p.Files), "cached", hits.Load(), "empty_files", len(files)-len(p.Files), "bytes", total, "took", time.Since(start))
 	return p, nil
 }
 
