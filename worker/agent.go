@@ -133,7 +133,10 @@ func RunAgent(ctx context.Context, cfg AgentConfig) error {
 	}
 	// A change in any job (one starting to run, tasks reset) wakes the worker at once; the
 	// refresh period covers the rest (bandwidth overrides, the live workers' capacity).
-	pace := &registry.Pacer{Period: cfg.Refresh, MinGap: 50 * time.Millisecond}
+	// At most 5 looks a second: a worker reads every job each look, the watch fires with every
+	// claim and result, and a job that starts running is seen soon enough (its planning is
+	// the gap before).
+	pace := &registry.Pacer{Period: cfg.Refresh, MinGap: 200 * time.Millisecond}
 	if ch, err := cfg.Registry.WatchAllJobs(ctx); err == nil {
 		pace.Changes = ch
 	} else if ctx.Err() == nil {
