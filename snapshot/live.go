@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"rangecopy/fsys"
 	"rangecopy/hbase"
+	"rangecopy/internal/parallel"
 	"rangecopy/retry"
 )
 
@@ -75,7 +75,7 @@ func PinLive(ctx context.Context, c Live, src fsys.Reader, rootDir, table string
 	}
 	ns, qual := splitTable(table)
 	lists := make([][]ManifestFile, len(regions))
-	if err := forEach(ctx, len(regions), opts.Parallelism, func(ctx context.Context, i int) error {
+	if err := parallel.ForEach(ctx, len(regions), opts.Parallelism, func(ctx context.Context, i int) error {
 		r := regions[i]
 		if err := settle(ctx, c, r, settleWait); err != nil {
 			return err
@@ -167,32 +167,4 @@ func liveFile(p, ns, qual, region string) (ManifestFile, error) {
 		return ManifestFile{}, fmt.Errorf("region %s: %w", region, err)
 	}
 	return f, nil
-}
-
-// forEach runs fn for 0..n-1, at most width at once, and returns the first
-// error (which cancels the context the others run with).
-func forEach(ctx context.Context, n, width int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, max(width, 1))
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := fn(ctx, i); err != nil {
-				cancel(err)
-			}
-		}()
-	}
-	wg.Wait()
-	return context.Cause(ctx)
 }

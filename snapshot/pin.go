@@ -13,6 +13,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
+	"rangecopy/internal/parallel"
 	"rangecopy/job"
 )
 
@@ -152,7 +153,7 @@ func load(ctx context.Context, src fsys.Reader, rootDir string, m *Manifest, wha
 	inputs := make([]Input, len(files))
 	empty := make([]bool, len(files))
 	var hits atomic.Int64 // files whose facts the cache gave
-	if err := forEach(ctx, len(files), opts.Parallelism, func(ctx context.Context, i int) error {
+	if err := parallel.ForEach(ctx, len(files), opts.Parallelism, func(ctx context.Context, i int) error {
 		key := factsKey(opts.FactsScope, rootDir, m.Info.Table, files[i])
 		if e, ok := opts.Facts.get(key); ok {
 			facts[i], inputs[i], empty[i] = e.facts, e.in, e.empty

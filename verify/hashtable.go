@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hashtable"
 	"rangecopy/hfile"
+	"rangecopy/internal/parallel"
 	"rangecopy/job"
 	"rangecopy/rowkey"
 	"rangecopy/worker"
@@ -204,7 +204,7 @@ func WriteHashTable(ctx context.Context, o Options, h HashTableOptions, fs fsys.
 	n, parts := hashtable.SelectPartitions(starts, ends, o.Rows.Start, o.Rows.End, h.NumHashFiles)
 	results := make([][]hashtable.Batch, len(splits))
 	var cells, rows atomic.Int64
-	err = parallel(ctx, len(splits), o.Parallelism, func(ctx context.Context, i int) error {
+	err = parallel.ForEach(ctx, len(splits), o.Parallelism, func(ctx context.Context, i int) error {
 		sp := splits[i]
 		b := hashtable.NewBatcher(sp.rows.Start, h.BatchSize)
 		if err := readRange(ctx, src, sp.region, families, sp.rows, o, b.Add); err != nil {
@@ -232,34 +232,6 @@ func WriteHashTable(ctx context.Context, o Options, h HashTableOptions, fs fsys.
 	}
 	return HashTableReport{Dir: dir, Table: o.Table, SourceSnapshot: src.pinned.Info.Name, Batches: len(out.Batches), NumHashFiles: n,
 		Cells: cells.Load(), Rows: rows.Load(), BytesRead: read.Load(), ElapsedMs: time.Since(start).Milliseconds()}, nil
-}
-
-// parallel runs fn(0..n-1), at most par at once, and returns the first
-// error; the others' context is cancelled by it.
-func parallel(ctx context.Context, n, par int, fn func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, par)
-	var wg sync.WaitGroup
-	for i := range n {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := fn(ctx, i); err != nil {
-				cancel(err)
-			}
-		}()
-	}
-	wg.Wait()
-	return context.Cause(ctx)
 }
 
 // AgainstHashTable compares the target table with the output of HBase's
