@@ -90,10 +90,17 @@ func (b *TokenBucket) Rate() float64 {
 
 // BandwidthLimit is an fsys.Limiter whose rate may change at any time,
 // between a limit and none: a job's read limit as an operator sets it while
-// the job runs. The zero value lets everything through.
+// the job runs. A change reaches the reads already waiting too: lifted, they
+// go on at once; changed, what is left of each wait is scaled by the old rate
+// over the new (the bytes still owed, paid at the new rate). Without that, a
+// read that had queued behind others at a low rate (eight of a worker's
+// tiny tasks' families at 1,000 B/s wait up to 7 minutes) would sleep on
+// for minutes after the limit was raised or lifted. The zero value lets
+// everything through.
 type BandwidthLimit struct {
-	mu sync.Mutex
-	b  *TokenBucket // nil: no limit
+	mu      sync.Mutex
+	b       *TokenBucket  // nil: no limit
+	changed chan struct{} // closed, and replaced, by every Set; nil until the first
 }
 
 // Set changes the limit to rate bytes per second from now on; 0 (or less)
@@ -103,6 +110,9 @@ func (l *BandwidthLimit) Set(rate float64) error {
 	defer l.mu.Unlock()
 	switch {
 	case rate <= 0:
+		if l.b == nil {
+			return nil
+		}
 		l.b = nil
 	case l.b == nil:
 		b, err := NewRateLimit(rate)
@@ -110,31 +120,73 @@ func (l *BandwidthLimit) Set(rate float64) error {
 			return err
 		}
 		l.b = b
+	case l.b.Rate() == rate:
+		return nil
 	default:
 		l.b.SetRate(rate)
 	}
+	if l.changed != nil {
+		close(l.changed)
+	}
+	l.changed = make(chan struct{})
 	return nil
 }
 
 // Rate is the current limit in bytes per second; 0 means none.
 func (l *BandwidthLimit) Rate() float64 {
-	l.mu.Lock()
-	b := l.b
-	l.mu.Unlock()
+	b, _ := l.current()
 	if b == nil {
 		return 0
 	}
 	return b.Rate()
 }
 
-// WaitN takes n bytes from the current limit's bucket, or returns at once
-// when there is no limit.
-func (l *BandwidthLimit) WaitN(ctx context.Context, n int) error {
+// current is the limit in force and the channel its next change closes.
+func (l *BandwidthLimit) current() (*TokenBucket, chan struct{}) {
 	l.mu.Lock()
-	b := l.b
-	l.mu.Unlock()
-	if b == nil {
-		return ctx.Err()
+	defer l.mu.Unlock()
+	if l.changed == nil {
+		l.changed = make(chan struct{})
 	}
-	return b.WaitN(ctx, n)
+	return l.b, l.changed
+}
+
+// WaitN takes n bytes from the current limit's bucket, in parts of at most
+// its burst, or returns at once when there is no limit.
+func (l *BandwidthLimit) WaitN(ctx context.Context, n int) error {
+	for n > 0 {
+		b, changed := l.current()
+		if b == nil {
+			return ctx.Err()
+		}
+		part := int(min(float64(n), b.burst))
+		rate := b.Rate()
+		deadline := time.Now().Add(b.reserve(float64(part)))
+		for {
+			wait := time.Until(deadline)
+			if wait <= 0 {
+				break
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			case <-changed:
+				t.Stop()
+				var nb *TokenBucket
+				nb, changed = l.current()
+				if nb == nil {
+					deadline = time.Now() // lifted
+					continue
+				}
+				newRate := nb.Rate()
+				deadline = time.Now().Add(time.Duration(float64(time.Until(deadline)) * rate / newRate))
+				rate = newRate
+			}
+		}
+		n -= part
+	}
+	return ctx.Err()
 }

@@ -97,3 +97,64 @@ func TestBandwidthLimit(t *testing.T) {
 		t.Fatalf("bucket %v, want one of 2e6 B/s", b)
 	}
 }
+
+// TestBandwidthLimitWakesWaiters: reads queued behind others at a low limit
+// follow the limit when it is raised or lifted, rather than sleeping out the
+// waits the old rate gave them (65 and 131 s here).
+func TestBandwidthLimitWakesWaiters(t *testing.T) {
+	var l BandwidthLimit
+	ctx := t.Context()
+	queue := func() chan error {
+		t.Helper()
+		done := make(chan error, 2)
+		for range 2 {
+			go func() { done <- l.WaitN(ctx, 64<<10) }()
+		}
+		// Both wait once the bucket owes their 128 KiB beyond the burst taken first.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+			l.mu.Lock()
+			owed := -l.b.tokens
+			l.mu.Unlock()
+			if owed >= 127<<10 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the two reads did not queue: the bucket owes %.0f bytes", owed)
+			}
+		}
+		return done
+	}
+	wait := func(done chan error, what string) {
+		t.Helper()
+		for range 2 {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("%s: WaitN: %v", what, err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: a read still waits 30 s later (at 1,000 B/s it owed 65 and 131 s)", what)
+			}
+		}
+	}
+	for _, change := range []struct {
+		what string
+		rate float64
+	}{{"raised to 1 GB/s", 1e9}, {"lifted", 0}} {
+		if err := l.Set(1000); err != nil {
+			t.Fatal(err)
+		}
+		l.mu.Lock()
+		l.b.tokens = l.b.burst // the first 64 KiB pass at once
+		l.b.last = time.Now()
+		l.mu.Unlock()
+		if err := l.WaitN(ctx, 64<<10); err != nil {
+			t.Fatal(err)
+		}
+		done := queue()
+		if err := l.Set(change.rate); err != nil {
+			t.Fatal(err)
+		}
+		wait(done, change.what)
+	}
+}
