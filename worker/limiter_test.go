@@ -112,9 +112,10 @@ func TestBandwidthLimitWakesWaiters(t *testing.T) {
 		}
 		// Both wait once the bucket owes their 128 KiB beyond the burst taken first.
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
-			l.mu.Lock()
-			owed := -l.b.tokens
-			l.mu.Unlock()
+			b, _ := l.current()
+			b.mu.Lock()
+			owed := -b.tokens
+			b.mu.Unlock()
 			if owed >= 127<<10 {
 				break
 			}
@@ -144,10 +145,11 @@ func TestBandwidthLimitWakesWaiters(t *testing.T) {
 		if err := l.Set(1000); err != nil {
 			t.Fatal(err)
 		}
-		l.mu.Lock()
-		l.b.tokens = l.b.burst // the first 64 KiB pass at once
-		l.b.last = time.Now()
-		l.mu.Unlock()
+		b, _ := l.current()
+		b.mu.Lock()
+		b.tokens = b.burst // the first 64 KiB pass at once
+		b.last = time.Now()
+		b.mu.Unlock()
 		if err := l.WaitN(ctx, 64<<10); err != nil {
 			t.Fatal(err)
 		}
