@@ -34,7 +34,7 @@ final class MapReduceOps {
     List<String> args = req.strings("args");
     Configuration conf = new Configuration(c.configuration());
     int exit;
-    synchronized (MapReduceOps.class) {
+    synchronized (Tools.LOCK) { // one job or tool at a time: Tools captures the JVM's output and logs
       exit = ToolRunner.run(conf, new HashTable(conf), args.toArray(new String[0]));
     }
     Map<String, Object> m = new LinkedHashMap<>();
@@ -71,7 +71,7 @@ final class MapReduceOps {
     Configuration conf = new Configuration(c.configuration());
     SyncTable tool = new SyncTable(conf);
     int exit;
-    synchronized (MapReduceOps.class) {
+    synchronized (Tools.LOCK) { // one job or tool at a time: Tools captures the JVM's output and logs
       exit = ToolRunner.run(conf, tool, argv.toArray(new String[0]));
     }
     Map<String, Object> m = new LinkedHashMap<>();

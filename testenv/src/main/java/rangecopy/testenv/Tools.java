@@ -26,13 +26,17 @@ import org.apache.log4j.WriterAppender;
  * {@link Tool} through ToolRunner (so generic options such as -D key=value come first), or else a
  * class with a static main(String[]) that returns normally. Standard output, standard error and the
  * INFO log lines written meanwhile (MapReduce job counters, for one) are returned as the output.
- * Runs one at a time, since standard output is process-wide.
+ * Runs one at a time, since standard output and the root logger are process-wide: a MapReduce job
+ * run meanwhile (MapReduceOps, which takes the same LOCK) would log its counters into this tool's
+ * output (a test that looked for "ERROR" in HFilePrettyPrinter's output found another job's
+ * IO_ERROR=0, and a SyncTable's counters were another SyncTable's).
  *
  * <p>Request fields: cluster, class, args (strings), classpath (directories or jars to load the
  * class from, for fixture writers compiled after the harness started).
  */
 final class Tools {
-  private static final Object LOCK = new Object();
+  /** Held by every run of a class in the harness JVM (Tools, MapReduceOps). */
+  static final Object LOCK = new Object();
 
   Object run(MiniCluster c, Request req) throws Exception {
     String className = req.string("class");
