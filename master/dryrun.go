@@ -25,8 +25,7 @@ func (p *Planner) DryRun(ctx context.Context) error {
 		}
 	} else {
 		name := fmt.Sprintf("%s-dryrun-%d", SnapshotName(id), time.Now().UnixMilli())
-		pd, err = snapshot.Pin(ctx, p.src, p.srcFS, o.Source.RootDir, o.Spec.Table, name,
-			snapshot.Options{Logger: p.log.With("part", "snapshot")})
+		pd, err = snapshot.Pin(ctx, p.src, p.srcFS, o.Source.RootDir, o.Spec.Table, name, p.snapshotOptions())
 		defer func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 			defer cancel()

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"rangecopy/checkpoint"
 	"rangecopy/cluster/dial"
+	"rangecopy/internal/parallel"
 	"rangecopy/job"
 	"rangecopy/metrics"
 	"rangecopy/registry"
@@ -377,9 +377,9 @@ func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJo
 			ok    bool
 		}
 		got := make([]sums, len(fresh))
-		forEachTask(len(fresh), func(i int) {
+		_ = parallel.ForEach(ctx, len(fresh), reportReads, func(ctx context.Context, i int) error {
 			if !add(&got[i].rep, fresh[i]) {
-				return
+				return nil
 			}
 			got[i].ok = true
 			if b, err := reg.TaskSpec(ctx, j.ID, fresh[i]); err == nil {
@@ -387,6 +387,7 @@ func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJo
 					got[i].bytes = ts.Task.Bytes
 				}
 			}
+			return nil // a read that fails leaves its task for the next report
 		})
 		for i, t := range fresh {
 			if !got[i].ok {
@@ -411,22 +412,6 @@ func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJo
 
 // reportReads bounds the registry reads a report makes at once.
 const reportReads = 16
-
-// forEachTask runs fn for 0..n-1, reportReads at a time.
-func forEachTask(n int, fn func(i int)) {
-	sem := make(chan struct{}, reportReads)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			fn(i)
-		}()
-	}
-	wg.Wait()
-}
 
 // loadTotals reads the plan's totals of a planned job, once.
 func (ld *leader) loadTotals(ctx context.Context, id string, lj *leadJob) {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/snapshot"
@@ -103,29 +102,7 @@ func TestPinLiveMatchesSnapshot(t *testing.T) {
 // resolve to halves of the parent's file as a snapshot's do.
 func TestPinLiveSplitReferences(t *testing.T) {
 	s := source(t)
-	table := testenv.UniqueName(t, "livesplit")
-	err := s.client.CreateTable(t.Context(), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f", BlockSize: 1024}},
-		Attributes: map[string]string{"COMPACTION_ENABLED": "false"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.dropLater(t, table)
-	s.put(t, table, "f", rows("r", 0, 1000), "q", 0)
-	if err := s.c.Flush(t.Context(), table); err != nil {
-		t.Fatal(err)
-	}
-	before, err := s.c.Regions(t.Context(), table)
-	if err != nil || len(before) != 1 {
-		t.Fatalf("regions before the split: %v, %v", before, err)
-	}
-	parent := before[0].EncodedName
-	parentFiles := s.listStore(t, table, parent, "f")
-	if len(parentFiles) != 1 {
-		t.Fatalf("parent holds %v", parentFiles)
-	}
-	if err := s.c.Split(t.Context(), table, []byte("r0500")); err != nil {
-		t.Fatal(err)
-	}
+	table, parent, parentFile := s.splitTable(t, "livesplit")
 	// A few cells after the split, in the daughters' memstores.
 	s.put(t, table, "f", rows("r", 1000, 10), "q", 0)
 	p := s.pinLive(t, table)
@@ -137,15 +114,15 @@ func TestPinLiveSplitReferences(t *testing.T) {
 	for i, r := range p.Regions {
 		var ref *job.StoreFile
 		for _, f := range filesOf(p, r.EncodedName, "f") {
-			if f.Name == parentFiles[0]+"."+parent {
+			if f.Name == parentFile+"."+parent {
 				ref = &f
 			}
 		}
 		if ref == nil {
-			t.Fatalf("region %s: files %v, no reference %s.%s", r.EncodedName, names(filesOf(p, r.EncodedName, "f")), parentFiles[0], parent)
+			t.Fatalf("region %s: files %v, no reference %s.%s", r.EncodedName, names(filesOf(p, r.EncodedName, "f")), parentFile, parent)
 		}
 		in, _ := p.Input(*ref)
-		if in.Reference == nil || in.Reference.Range != wantRange[i] || in.Path != path.Join(s.root, "data/default", table, parent, "f", parentFiles[0]) {
+		if in.Reference == nil || in.Reference.Range != wantRange[i] || in.Path != path.Join(s.root, "data/default", table, parent, "f", parentFile) {
 			t.Errorf("region %s: input %+v (reference %+v)", r.EncodedName, in, in.Reference)
 		}
 		want := 500

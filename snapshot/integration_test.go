@@ -339,11 +339,14 @@ func TestPinThreeRegionsTwoFamilies(t *testing.T) {
 	}
 }
 
-func TestPinSplitReferences(t *testing.T) {
-	s := source(t)
-	table := testenv.UniqueName(t, "split")
-	// System compactions would rewrite the daughters' references soon
-	// after the split; with compactions off for the table they stay.
+// splitTable makes a table of one family f whose 1,000 rows (r0000 to r0999)
+// were flushed into one file of its one region, then split at r0500, and
+// returns it with the parent region's encoded name and that file's name.
+// System compactions would rewrite the daughters' references soon after the
+// split; with compactions off for the table they stay.
+func (s *cluster) splitTable(t *testing.T, prefix string) (table, parent, parentFile string) {
+	t.Helper()
+	table = testenv.UniqueName(t, prefix)
 	err := s.client.CreateTable(t.Context(), hbase.TableDescriptor{Name: table, Families: []hbase.FamilyDescriptor{{Name: "f", BlockSize: 1024}},
 		Attributes: map[string]string{"COMPACTION_ENABLED": "false"}}, nil)
 	if err != nil {
@@ -358,7 +361,7 @@ func TestPinSplitReferences(t *testing.T) {
 	if err != nil || len(before) != 1 {
 		t.Fatalf("regions before the split: %v, %v", before, err)
 	}
-	parent := before[0].EncodedName
+	parent = before[0].EncodedName
 	parentFiles := s.listStore(t, table, parent, "f")
 	if len(parentFiles) != 1 {
 		t.Fatalf("parent holds %v", parentFiles)
@@ -366,6 +369,12 @@ func TestPinSplitReferences(t *testing.T) {
 	if err := s.c.Split(t.Context(), table, []byte("r0500")); err != nil {
 		t.Fatal(err)
 	}
+	return table, parent, parentFiles[0]
+}
+
+func TestPinSplitReferences(t *testing.T) {
+	s := source(t)
+	table, parent, parentFile := s.splitTable(t, "split")
 	p, name := s.pin(t, table)
 	s.checkRegions(t, table, p)
 	if len(p.Regions) != 2 {
@@ -398,13 +407,13 @@ func TestPinSplitReferences(t *testing.T) {
 		}
 		f := files[0]
 		in, _ := p.Input(f)
-		if f.Name != parentFiles[0]+"."+parent {
-			t.Errorf("region %s: file %s, want a reference %s.%s", r.EncodedName, f.Name, parentFiles[0], parent)
+		if f.Name != parentFile+"."+parent {
+			t.Errorf("region %s: file %s, want a reference %s.%s", r.EncodedName, f.Name, parentFile, parent)
 		}
 		if live := s.listStore(t, table, r.EncodedName, "f"); len(live) != 1 || live[0] != f.Name {
 			t.Errorf("region %s: HDFS holds %v", r.EncodedName, live)
 		}
-		if in.Reference == nil || in.Reference.Range != wantRange[i] || in.Path != path.Join(s.root, "data/default", table, parent, "f", parentFiles[0]) {
+		if in.Reference == nil || in.Reference.Range != wantRange[i] || in.Path != path.Join(s.root, "data/default", table, parent, "f", parentFile) {
 			t.Errorf("region %s: input %+v (reference %+v)", r.EncodedName, in, in.Reference)
 		}
 		// A worker that has only the file's name reads the reference from
