@@ -22,9 +22,10 @@ image-files:
 image: image-files
 	docker build -f deploy/Dockerfile --target prebuilt -t rangecopy:$(VERSION) .
 
-## docs: regenerate the markdown reference of every command in docs/cli (a test checks it is current)
+## docs: regenerate the markdown reference of every command in docs/cli and the package table
+## of docs/layout.md from the packages' doc comments (a test checks each is current)
 docs:
-	go generate ./cmd/rangecopy
+	go generate ./cmd/rangecopy ./scripts/layout
 
 ## deps: install what is missing (JDK 17, Maven, protoc, protoc-gen-go) and fetch Go and Maven dependencies
 deps:
