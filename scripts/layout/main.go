@@ -10,6 +10,9 @@
 // The table goes between the marker lines BeginMarker and EndMarker of the
 // file; the text around them is left as it is. Every package of the module
 // must have a doc comment: one without makes the command fail, naming it.
+// The package's tests also check that every relative link of README.md and
+// docs/ resolves, anchors included, and that README's index names every page
+// of docs/.
 package main
 
 //go:generate go run .
