@@ -19,6 +19,10 @@
 // Files that qualify for the fast path (see FastPathRule) are copied byte for
 // byte between the decoded output files, in key order.
 //
+// Around the pipeline, a served task goes from its claim to its loaded,
+// checkpointed files in the named steps listed in task.go: serveClaim,
+// readClaimed, planOutputs, Run, written, load, checkpoint.
+//
 // # Identical keys
 //
 // The merge keeps exactly one cell per key, the one HBase serves: the larger
