@@ -151,13 +151,13 @@ func (c *copyRun) execute(ctx context.Context, j registry.Job, rec job.Record, r
 	counters.BytesTotal.Store(totals.InputBytes)
 
 	var limiter fsys.Limiter
-	var live *worker.BandwidthLimit // the throttle's, with --protect-source
+	var live *fsys.BandwidthLimit // the throttle's, with --protect-source
 	switch {
 	case !o.ProtectSource.IsZero():
-		live = &worker.BandwidthLimit{}
+		live = &fsys.BandwidthLimit{}
 		limiter = live
 	case o.Bandwidth > 0:
-		tb, err := worker.NewRateLimit(o.Bandwidth)
+		tb, err := fsys.NewRateLimit(o.Bandwidth)
 		if err != nil {
 			return rep, fmt.Errorf("bandwidth %.0f B/s: %w", o.Bandwidth, err)
 		}

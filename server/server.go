@@ -17,6 +17,7 @@ import (
 	"rangecopy/cluster/dial"
 	"rangecopy/dashboard"
 	"rangecopy/job"
+	"rangecopy/jobkind"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/verify"
@@ -134,7 +135,7 @@ func (s *Server) Run(ctx context.Context) error {
 			host, _ := os.Hostname()
 			err := worker.RunAgent(ctx, worker.AgentConfig{Registry: s.reg, ID: s.cfg.ID + "-w",
 				Capacity: s.cfg.Workers, Pool: s.pool, Logger: log,
-				Kinds: map[string]worker.KindServer{job.KindVerify: verify.UnitServer{}},
+				Kinds: map[string]jobkind.Server{job.KindVerify: verify.UnitServer{}},
 				Info:  fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
 			if err != nil && ctx.Err() == nil {
 				errc <- fmt.Errorf("embedded workers: %w", err)

@@ -14,7 +14,7 @@ import (
 // (HFile names are random, a bulk-loaded file's carries its sequence id, a
 // reference names its parent region), so an entry stays true while the file
 // lives; a file compacted away since is read from the archive, as a
-// snapshot's would be (worker.ArchiveFallback). It is bounded by an estimate
+// snapshot's would be (storeread.ArchiveFallback). It is bounded by an estimate
 // of its memory, dropping the oldest entries first, and safe for concurrent
 // use. The zero value is not usable: make one with NewFactsCache.
 type FactsCache struct {

@@ -35,7 +35,7 @@ var ErrUnsettled = errors.New("live pin not settled")
 //
 // What it gives up against a snapshot is the pin: a file compacted away
 // after the listing moves to the archive, where the readers look for it
-// (worker.ArchiveFallback), and the master's cleaner deletes it from there
+// (storeread.ArchiveFallback), and the master's cleaner deletes it from there
 // once its TTL (hbase.master.hfilecleaner.ttl, 5 minutes by default) is past.
 // So it suits copies that read their inputs within minutes, like a
 // relocation's catch-up windows; it costs a flush and one listing per region

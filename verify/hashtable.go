@@ -18,7 +18,7 @@ import (
 	"rangecopy/internal/parallel"
 	"rangecopy/job"
 	"rangecopy/rowkey"
-	"rangecopy/worker"
+	"rangecopy/storeread"
 )
 
 // HashTableOptions are how HashTable output is written (WriteHashTable).
@@ -98,7 +98,7 @@ func pinSide(ctx context.Context, name string, c cluster.Config, table string, f
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s := &side{name: name, table: table, fs: worker.ArchiveFallback{Reader: cn.fs, RootDir: c.RootDir}, limiter: limiter, read: read}
+	s := &side{name: name, table: table, fs: storeread.ArchiveFallback{Reader: cn.fs, RootDir: c.RootDir}, limiter: limiter, read: read}
 	snap := SnapshotName(table, name, time.Now().UnixMilli())
 	p, err := pinSnapshot(ctx, cn, c.RootDir, table, snap, o)
 	release := func() {
@@ -142,7 +142,7 @@ func (o *Options) limiter() (fsys.Limiter, error) {
 	if o.Bandwidth <= 0 {
 		return nil, nil
 	}
-	l, err := worker.NewRateLimit(o.Bandwidth)
+	l, err := fsys.NewRateLimit(o.Bandwidth)
 	if err != nil {
 		return nil, fmt.Errorf("verify: bandwidth: %w", err)
 	}

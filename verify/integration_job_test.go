@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rangecopy/job"
+	"rangecopy/jobkind"
 	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/testenv"
@@ -161,7 +162,7 @@ func TestVerifyJobOnWorkerAgent(t *testing.T) {
 	agentDone := make(chan error, 1)
 	go func() {
 		agentDone <- worker.RunAgent(actx, worker.AgentConfig{Registry: reg, ID: "agent-1", Capacity: 2, Refresh: 200 * time.Millisecond,
-			Logger: logger(t), Kinds: map[string]worker.KindServer{job.KindVerify: verify.UnitServer{}}})
+			Logger: logger(t), Kinds: map[string]jobkind.Server{job.KindVerify: verify.UnitServer{}}})
 	}()
 	defer func() {
 		stop()

@@ -16,11 +16,11 @@ import (
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/jobkind"
 	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/rowkey"
 	"rangecopy/snapshot"
-	"rangecopy/worker"
 )
 
 // unitAttempts bounds the runs of one claimed unit before it is failed; each
@@ -107,7 +107,7 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 
 	var limiter fsys.Limiter
 	if ro.Bandwidth > 0 {
-		if limiter, err = worker.NewRateLimit(ro.Bandwidth); err != nil {
+		if limiter, err = fsys.NewRateLimit(ro.Bandwidth); err != nil {
 			return Report{}, fmt.Errorf("verify: bandwidth: %w", err)
 		}
 	}
@@ -542,17 +542,15 @@ func sideUnits(sides []*side, batches []job.KeyRange) ([]unit, error) {
 type UnitServer struct{}
 
 // Open reads the job's snapshots for its units.
-func (UnitServer) Open(ctx context.Context, env worker.KindEnv) (worker.KindJob, error) {
+func (UnitServer) Open(ctx context.Context, env jobkind.Env) (jobkind.Job, error) {
 	o, err := optionsOf(env.Record)
 	if err != nil {
 		return nil, err
 	}
 	o.Logger, o.DialTimeout = env.Logger, env.DialTimeout
 	o.defaults()
-	var read *atomic.Int64
-	if env.Counters != nil {
-		read = &env.Counters.BytesRead
-	} else {
+	read := env.BytesRead
+	if read == nil {
 		read = new(atomic.Int64)
 	}
 	names := [2]string{env.Record.Snapshot, env.Record.Verify.TargetSnapshot}

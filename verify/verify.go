@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +22,7 @@ import (
 	"rangecopy/progress"
 	"rangecopy/rowkey"
 	"rangecopy/snapshot"
-	"rangecopy/worker"
+	"rangecopy/storeread"
 )
 
 // Defaults of Options.
@@ -171,7 +169,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	var limiter fsys.Limiter
 	if o.Bandwidth > 0 {
 		var err error
-		if limiter, err = worker.NewRateLimit(o.Bandwidth); err != nil {
+		if limiter, err = fsys.NewRateLimit(o.Bandwidth); err != nil {
 			return Report{}, fmt.Errorf("verify: bandwidth: %w", err)
 		}
 	}
@@ -241,7 +239,7 @@ func openSides(ctx context.Context, o Options, names [2]string, pin bool, limite
 				return
 			}
 			closeFns[i] = closeFn
-			s := &side{name: name, table: tables[i], fs: worker.ArchiveFallback{Reader: c.fs, RootDir: cfgs[i].RootDir}, limiter: limiter, read: read, conn: c, snapshot: names[i]}
+			s := &side{name: name, table: tables[i], fs: storeread.ArchiveFallback{Reader: c.fs, RootDir: cfgs[i].RootDir}, limiter: limiter, read: read, conn: c, snapshot: names[i]}
 			if pin {
 				// Returned even when the pin fails, for the caller to release what it took.
 				opened[i] = s
@@ -564,8 +562,8 @@ func readRange(ctx context.Context, s *side, region job.Region, families []strin
 // of the families in rng and the time range, and returns their merged
 // cells with the mode's semantics; close closes the files.
 func openRange(ctx context.Context, s *side, region job.Region, families []string, rng job.KeyRange, o Options) (CellIter, func(), error) {
-	var inputs []*Input
-	var ranks []FileRank
+	var inputs []*storeread.Input
+	var ages []storeread.FileAge
 	var closers []func()
 	closeAll := func() {
 		for _, c := range closers {
@@ -578,33 +576,33 @@ func openRange(ctx context.Context, s *side, region job.Region, families []strin
 			closeAll()
 			return nil, nil, fmt.Errorf("store file %s of family %s: not resolved", f.Name, f.Family)
 		}
-		sc, rank, stamped, closeFn, err := openInput(ctx, s, in, rng)
+		sc, age, stamped, closeFn, err := openInput(ctx, s, in, rng)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
 		}
 		closers = append(closers, closeFn)
-		inputs = append(inputs, &Input{Cells: sc, Stamped: stamped, Stamp: uint64(max(rank.SeqID, 0)), Name: in.Path})
-		ranks = append(ranks, rank)
+		inputs = append(inputs, &storeread.Input{Cells: sc, Stamped: stamped, Stamp: age.Stamp(), Name: in.Path})
+		ages = append(ages, age)
 	}
 	// Newest first: rank 0 wins identical keys of equal sequence id.
 	order := make([]int, len(inputs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return CompareAge(ranks[b], ranks[a]) })
+	slices.SortFunc(order, func(a, b int) int { return storeread.CompareAge(ages[b], ages[a]) })
 	for r, i := range order {
 		inputs[i].Rank = r
 	}
 	if o.scanVersions > 0 {
-		it := &Visible{In: &hashTableScan{In: NewMerged(inputs), Time: o.Time}, Rules: func(f []byte) Rules {
+		it := &Visible{In: &hashTableScan{In: storeread.NewMerged(inputs), Time: o.Time}, Rules: func(f []byte) Rules {
 			r := s.rules[string(f)]
 			r.MaxVersions = min(r.MaxVersions, o.scanVersions)
 			return r
 		}}
 		return it, closeAll, nil
 	}
-	var it CellIter = &InTime{In: NewMerged(inputs), Time: o.Time}
+	var it CellIter = &InTime{In: storeread.NewMerged(inputs), Time: o.Time}
 	if o.Mode == ModeVisible {
 		it = &Visible{In: it, Rules: func(f []byte) Rules { return s.rules[string(f)] }}
 	}
@@ -630,15 +628,13 @@ func rangeFiles(s *side, region job.Region, families []string, rng job.KeyRange,
 	return out
 }
 
-var seqIDName = regexp.MustCompile(`_SeqId_([0-9]+)_`)
-
 // openInput opens one store file for the rows rng and returns its scanner,
-// its rank among the store's files and whether HBase stamps its cells with
+// its age among the store's files and whether HBase stamps its cells with
 // the file's sequence id (a bulk-loaded file).
-func openInput(ctx context.Context, s *side, in snapshot.Input, rng job.KeyRange) (CellIter, FileRank, bool, func(), error) {
+func openInput(ctx context.Context, s *side, in snapshot.Input, rng job.KeyRange) (CellIter, storeread.FileAge, bool, func(), error) {
 	f, err := s.fs.Open(ctx, in.Path)
 	if err != nil {
-		return nil, FileRank{}, false, nil, fmt.Errorf("open %s: %w", in.Path, err)
+		return nil, storeread.FileAge{}, false, nil, fmt.Errorf("open %s: %w", in.Path, err)
 	}
 	size := f.Size()
 	ra := fsys.NewReadAhead(ctx, f, size, fsys.ReadAheadOptions{Limiter: s.limiter, Counter: s.read, Name: in.Path})
@@ -646,36 +642,19 @@ func openInput(ctx context.Context, s *side, in snapshot.Input, rng job.KeyRange
 	r, err := hfile.Open(ra, size, in.Path)
 	if err != nil {
 		closeFn()
-		return nil, FileRank{}, false, nil, err
+		return nil, storeread.FileAge{}, false, nil, err
 	}
-	info := r.Info()
-	rank := FileRank{SeqID: info.MaxSeqID, Size: size, Path: in.Path}
-	bulk := false
-	if m := seqIDName.FindStringSubmatch(path.Base(in.Path)); m != nil {
-		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
-			rank.SeqID, bulk = n, true
-		}
-	}
-	if ts, ok := info.Raw[hfile.FileInfoBulkLoadTimestamp]; ok && len(ts) == 8 {
-		var v int64
-		for _, x := range ts {
-			v = v<<8 | int64(x)
-		}
-		rank.BulkTime, bulk = v, true
-	}
+	age, bulk := storeread.AgeOf(r.Info(), size, in.Path, in.Reference)
 	opts := hfile.ScanOptions{StartRow: nonEmpty(rng.Start), StopRow: nonEmpty(rng.End)}
 	if in.Reference != nil {
 		half, err := hfile.NewHalfReader(r, in.Reference)
 		if err != nil {
 			closeFn()
-			return nil, FileRank{}, false, nil, fmt.Errorf("half of %s: %w", in.Path, err)
+			return nil, storeread.FileAge{}, false, nil, fmt.Errorf("half of %s: %w", in.Path, err)
 		}
-		if in.Reference.Range == hfile.RangeTop {
-			rank.SeqID++ // HStoreFile.open
-		}
-		return half.Scanner(opts), rank, bulk, closeFn, nil
+		return half.Scanner(opts), age, bulk, closeFn, nil
 	}
-	return r.Scanner(opts), rank, bulk, closeFn, nil
+	return r.Scanner(opts), age, bulk, closeFn, nil
 }
 
 func nonEmpty(b []byte) []byte {

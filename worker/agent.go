@@ -11,7 +11,9 @@ import (
 
 	"rangecopy/bulkload"
 	"rangecopy/cluster/dial"
+	"rangecopy/fsys"
 	"rangecopy/job"
+	"rangecopy/jobkind"
 	"rangecopy/memory"
 	"rangecopy/metrics"
 	"rangecopy/registry"
@@ -47,7 +49,7 @@ type AgentConfig struct {
 	// Kinds serve the tasks of jobs of other kinds than a copy, by
 	// job.Record.Kind (rangecopy worker serves job.KindVerify with
 	// verify.UnitServer); a job of a kind not here is left alone.
-	Kinds map[string]KindServer
+	Kinds map[string]jobkind.Server
 }
 
 // agent is a running worker process.
@@ -70,9 +72,9 @@ type agent struct {
 type agentJob struct {
 	id      string
 	rec     job.Record
-	env     *JobEnv         // a copy's; nil for a job of another kind
-	kind    KindJob         // a job of another kind's; nil for a copy
-	limiter *BandwidthLimit // this worker's share of the job's limit
+	env     *JobEnv              // a copy's; nil for a job of another kind
+	kind    jobkind.Job          // a job of another kind's; nil for a copy
+	limiter *fsys.BandwidthLimit // this worker's share of the job's limit
 	// counters and loaded count what the job's tasks do here; untrack ends
 	// their metrics. read and readAt are the bytes read at the last refresh.
 	counters *Counters
@@ -311,10 +313,10 @@ func (a *agent) open(ctx context.Context, j registry.Job) (*agentJob, error) {
 	if err := rec.Servable(); err != nil {
 		return nil, err
 	}
-	aj := &agentJob{id: j.ID, rec: rec, limiter: new(BandwidthLimit), counters: new(Counters), loaded: new(bulkload.Counters)}
+	aj := &agentJob{id: j.ID, rec: rec, limiter: new(fsys.BandwidthLimit), counters: new(Counters), loaded: new(bulkload.Counters)}
 	if _, ks := servedBy(rec, nil, a.cfg.Kinds); ks != nil {
-		aj.kind, err = ks.Open(ctx, KindEnv{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Worker: a.cfg.ID, Limiter: aj.limiter,
-			Counters: aj.counters, DialTimeout: a.cfg.DialTimeout, Logger: a.log.With("job", j.ID)})
+		aj.kind, err = ks.Open(ctx, jobkind.Env{Registry: a.cfg.Registry, Job: j.ID, Record: rec, Worker: a.cfg.ID, Limiter: aj.limiter,
+			BytesRead: &aj.counters.BytesRead, DialTimeout: a.cfg.DialTimeout, Logger: a.log.With("job", j.ID)})
 		if err != nil {
 			return nil, err
 		}

@@ -19,26 +19,17 @@
 // Files that qualify for the fast path (see FastPathRule) are copied byte for
 // byte between the decoded output files, in key order.
 //
+// Around the pipeline, a served task goes from its claim to its loaded,
+// checkpointed files in the named steps listed in task.go: serveClaim,
+// readClaimed, planOutputs, Run, written, load, checkpoint.
+//
 // # Identical keys
 //
-// Two cells with the same row, family, qualifier, timestamp and type are the
-// same key to HBase, which serves the one its KeyValueHeap puts first: the
-// larger sequence id, then the newer store file. The merge keeps exactly one
-// cell per key, chosen the same way:
-//
-//  1. the larger sequence id of the cell: its MVCC value as stored, or, in a
-//     file HBase treats as bulk loaded (a "_SeqId_<n>_" name or a
-//     BULKLOAD_TIMESTAMP in its file info), the file's sequence id, which the
-//     region server stamps on every cell of such a file;
-//  2. then the newer file, ranked as HBase's StoreFileComparators.SEQ_ID
-//     ranks them: max sequence id (the one in a bulk-loaded file's name, and
-//     one more than the parent's for the top half of a split reference, as
-//     HStoreFile.open does), then the smaller size, then the later bulk load
-//     time, then the larger path name;
-//  3. within one file the first cell of a key wins, since a file sorts equal
-//     keys by sequence id descending.
-//
-// Every version and every delete marker is kept.
+// The merge keeps exactly one cell per key, the one HBase serves: the larger
+// sequence id, then the newer store file (storeread.Merged over the decoded
+// inputs ordered newest first by storeread.CompareAge; the package comment
+// of storeread has the rules). Every version and every delete marker is
+// kept.
 //
 // # Sequence ids and tags in output files
 //

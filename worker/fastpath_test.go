@@ -16,6 +16,7 @@ import (
 	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
+	"rangecopy/storeread"
 )
 
 func TestFastPathDecision(t *testing.T) {
@@ -278,7 +279,7 @@ func TestFastPathChecksumVerify(t *testing.T) {
 	src, dst := newSumFS(64<<20, false), newSumFS(128<<20, false)
 	c := &collector{}
 	// The source as production wraps it: ArchiveFallback passes checksums on.
-	source := ArchiveFallback{Reader: src, RootDir: "/hbase"}
+	source := storeread.ArchiveFallback{Reader: src, RootDir: "/hbase"}
 	if err := Run(t.Context(), task, Options{Source: source, Target: dst}, c.emit); err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestFastPathChecksumVerify(t *testing.T) {
 	task3 := baseTask(t, input(p))
 	dst3 := newSumFS(64<<20, false)
 	c3 := &collector{}
-	if err := Run(t.Context(), task3, Options{Source: ArchiveFallback{Reader: fsys.Local{}}, Target: dst3}, c3.emit); err != nil {
+	if err := Run(t.Context(), task3, Options{Source: storeread.ArchiveFallback{Reader: fsys.Local{}}, Target: dst3}, c3.emit); err != nil {
 		t.Fatal(err)
 	}
 	if f := c3.dataFiles(); len(f) != 1 || !f[0].FastPath || *dst3.readBacks != 1 {

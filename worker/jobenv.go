@@ -15,6 +15,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/memory"
 	"rangecopy/registry"
+	"rangecopy/storeread"
 )
 
 // JobConfig says how to serve one job: the job's record and what the serving
@@ -194,7 +195,7 @@ func OpenJob(ctx context.Context, c JobConfig) (e *JobEnv, err error) {
 			return wd.TaskDir(task), nil
 		},
 		RemoveOutput: wd.RemoveTask,
-		Options: Options{Source: ArchiveFallback{Reader: c.SourceFS, RootDir: rec.Source.RootDir},
+		Options: Options{Source: storeread.ArchiveFallback{Reader: c.SourceFS, RootDir: rec.Source.RootDir},
 			Target: c.TargetFS, Limiter: c.Limiter, Counters: c.Counters, Memory: c.Memory, MemorySlots: c.MemorySlots},
 		Loaded: c.Loaded,
 		Logger: c.Logger,

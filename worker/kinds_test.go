@@ -6,19 +6,20 @@ import (
 	"testing"
 
 	"rangecopy/job"
+	"rangecopy/jobkind"
 )
 
 type fakeKind struct{}
 
-func (fakeKind) Open(context.Context, KindEnv) (KindJob, error) { return nil, nil }
+func (fakeKind) Open(context.Context, jobkind.Env) (jobkind.Job, error) { return nil, nil }
 
 func TestServedBy(t *testing.T) {
-	kinds := map[string]KindServer{job.KindVerify: fakeKind{}}
+	kinds := map[string]jobkind.Server{job.KindVerify: fakeKind{}}
 	for _, tc := range []struct {
 		name     string
 		rec      job.Record
 		err      error
-		kinds    map[string]KindServer
+		kinds    map[string]jobkind.Server
 		served   bool
 		kindServ bool
 	}{

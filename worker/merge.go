@@ -7,6 +7,7 @@ import (
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/memory"
+	"rangecopy/storeread"
 )
 
 // batch is a run of cells cloned out of a scanner; the cells' slices point
@@ -71,38 +72,29 @@ func (b *batch) reset() {
 	b.buf = b.buf[:0]
 }
 
-// source is one input's stream of batches into the merge.
+// source is one input's stream of batches into the merge. It is the
+// storeread.CellIter of the input in the merge.
 type source struct {
-	rank int // position in newest-first order: 0 is the newest file
-	// stamped says every cell of the input has the sequence id stamp, as
-	// HBase gives the cells of a bulk-loaded file the file's.
-	stamped bool
-	stamp   uint64
-	name    string
-	out     chan *batch // filled batches; closed at the end
-	free    chan *batch // empty batches back to the input goroutine
+	ctx  context.Context // the family's: Next stops when it ends
+	name string
+	out  chan *batch // filled batches; closed at the end
+	free chan *batch // empty batches back to the input goroutine
 	// err is the input goroutine's result, set before out is closed.
-	err   error
-	cur   *batch
-	pos   int
-	cells *hfile.Cell
-}
-
-// scanner is what the input goroutine reads: an hfile or half-file scanner.
-type cellScanner interface {
-	Next() bool
-	Cell() *hfile.Cell
-	Err() error
+	err error
+	cur *batch
+	pos int
+	// nextErr is why Next last returned false, if not the end.
+	nextErr error
 }
 
 // runInput scans sc into batches until the end or ctx ends; cells outside the
 // time range are dropped here, cells are counted.
-func runInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) {
+func runInput(ctx context.Context, sc storeread.CellIter, times job.TimeRange, s *source, ctr *Counters) {
 	s.err = scanInput(ctx, sc, times, s, ctr)
 	close(s.out)
 }
 
-func scanInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *source, ctr *Counters) error {
+func scanInput(ctx context.Context, sc storeread.CellIter, times job.TimeRange, s *source, ctr *Counters) error {
 	var b *batch
 	get := func() (*batch, error) {
 		select {
@@ -163,9 +155,10 @@ func scanInput(ctx context.Context, sc cellScanner, times job.TimeRange, s *sour
 	return nil
 }
 
-// advance moves s to its next cell, fetching the next batch as needed. It
-// reports false at the end of the input.
-func (s *source) advance(ctx context.Context) (bool, error) {
+// Next moves s to its next cell, fetching the next batch as needed. It
+// reports false at the end of the input, when the input failed or when ctx
+// ends (Err says which).
+func (s *source) Next() bool {
 	s.pos++
 	for s.cur == nil || s.pos >= len(s.cur.cells) {
 		if s.cur != nil {
@@ -177,120 +170,20 @@ func (s *source) advance(ctx context.Context) (bool, error) {
 			if !ok {
 				// A closed channel is the end of the input only if the
 				// input says so: a failed input must not look complete.
-				return false, s.err
+				s.nextErr = s.err
+				return false
 			}
 			s.cur, s.pos = b, 0
-		case <-ctx.Done():
-			return false, ctx.Err()
+		case <-s.ctx.Done():
+			s.nextErr = s.ctx.Err()
+			return false
 		}
 	}
-	s.cells = &s.cur.cells[s.pos]
-	return true, nil
+	return true
 }
 
-// merger is a k-way merge of sources in key order; among identical keys the
-// cell of larger sequence id comes first, then the source of lower rank (the
-// newer file), as HBase's KeyValueHeap orders its store file scanners.
-type merger struct {
-	heap []*source
-}
+// Cell is the current cell, valid until the next call to Next.
+func (s *source) Cell() *hfile.Cell { return &s.cur.cells[s.pos] }
 
-func less(a, b *source) bool {
-	if c := hfile.CompareKeys(a.cells, b.cells); c != 0 {
-		return c < 0
-	}
-	if sa, sb := a.seqID(), b.seqID(); sa != sb {
-		return sa > sb
-	}
-	return a.rank < b.rank
-}
-
-// seqID is the current cell's sequence id as HBase sees it.
-func (s *source) seqID() uint64 {
-	if s.stamped {
-		return s.stamp
-	}
-	return s.cells.SeqID
-}
-
-func (m *merger) push(s *source) {
-	m.heap = append(m.heap, s)
-	i := len(m.heap) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !less(m.heap[i], m.heap[p]) {
-			break
-		}
-		m.heap[i], m.heap[p] = m.heap[p], m.heap[i]
-		i = p
-	}
-}
-
-func (m *merger) down(i int) {
-	h := m.heap
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		j := l
-		if r := l + 1; r < len(h) && less(h[r], h[l]) {
-			j = r
-		}
-		if !less(h[j], h[i]) {
-			return
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
-
-// mergeCells calls fn with every distinct key's winning cell in key order:
-// the first cell of a key from the newest source. The cell is valid only
-// during the call.
-func mergeCells(ctx context.Context, srcs []*source, fn func(c *hfile.Cell) error) error {
-	m := &merger{heap: make([]*source, 0, len(srcs))}
-	for _, s := range srcs {
-		s.pos = -1
-		ok, err := s.advance(ctx)
-		if err != nil {
-			return err
-		}
-		if ok {
-			m.push(s)
-		}
-	}
-	// last is the key of the previous cell written, kept in its own buffer
-	// because the batch it came from may be recycled.
-	var last hfile.Cell
-	var lastBuf []byte
-	have := false
-	for len(m.heap) > 0 {
-		s := m.heap[0]
-		c := s.cells
-		if !have || hfile.CompareKeys(c, &last) != 0 {
-			if err := fn(c); err != nil {
-				return err
-			}
-			lastBuf = append(lastBuf[:0], c.Row...)
-			lastBuf = append(lastBuf, c.Family...)
-			lastBuf = append(lastBuf, c.Qualifier...)
-			r, f := len(c.Row), len(c.Row)+len(c.Family)
-			last = hfile.Cell{Row: lastBuf[:r], Family: lastBuf[r:f], Qualifier: lastBuf[f:], Timestamp: c.Timestamp, Type: c.Type}
-			have = true
-		}
-		ok, err := s.advance(ctx)
-		if err != nil {
-			return err
-		}
-		if ok {
-			m.down(0)
-		} else {
-			n := len(m.heap) - 1
-			m.heap[0] = m.heap[n]
-			m.heap = m.heap[:n]
-			m.down(0)
-		}
-	}
-	return nil
-}
+// Err is why Next returned false, nil at the end of the input.
+func (s *source) Err() error { return s.nextErr }

@@ -2,24 +2,21 @@ package worker
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path"
-	"regexp"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
-	"rangecopy/bulkload"
 	"rangecopy/checkpoint"
 	"rangecopy/fsys"
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/memory"
+	"rangecopy/storeread"
 )
 
 // DefaultMaxFileBytes is the default size cap of an output file.
@@ -275,6 +272,63 @@ func (m *taskMemory) reserveBlocks(planned int) func(int) error {
 	}
 }
 
+// run copies one family, step by step: it plans and reserves the family's
+// buffers, opens its inputs, chooses each one's path (copied whole or
+// decoded), reads and merges the decoded ones, and writes the merged cells
+// with the copied files among them in key order, emitting each output file.
+func (fr *familyRun) run(ctx context.Context, inputs []Input) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := fr.reserve(len(inputs)); err != nil {
+		return err
+	}
+	defer fr.release()
+	ops, err := fr.openInputs(ctx, inputs)
+	defer func() {
+		cancel()
+		for _, op := range ops {
+			op.close()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	fast, slow := fr.choosePaths(ops)
+	dir := path.Join(fr.t.OutputDir, fr.family)
+	if err := fr.o.Target.MkdirAll(ctx, dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	rd := fr.readInputs(ctx, cancel, slow)
+	out := &outputs{fr: fr, dir: dir, fast: fast, wopts: fr.settings.WriterOptions(rd.includeTags, fr.t.Task.ID)}
+	defer out.abort(ctx)
+	err = out.write(ctx, rd.merged)
+	cancel()
+	return rd.end(err)
+}
+
+// reserve plans the family's buffers for its n inputs in its share of the
+// budget and reserves them; release gives back what reserve and the
+// family's growth past the plan took.
+func (fr *familyRun) reserve(n int) error {
+	var err error
+	if fr.plan, err = memory.PlanTask(fr.share, n, 0, fr.settings.BlockSize); err != nil {
+		return err
+	}
+	if fr.o.ReadAhead > 0 {
+		fr.plan.ReadAhead = min(fr.plan.ReadAhead, fr.o.ReadAhead)
+	}
+	if err := fr.o.Memory.Reserve(fr.plan.Total); err != nil {
+		return fmt.Errorf("%d input files: %w", n, err)
+	}
+	fr.mem = &taskMemory{b: fr.o.Memory}
+	return nil
+}
+
+func (fr *familyRun) release() {
+	fr.o.Memory.Release(fr.plan.Total)
+	fr.o.Memory.Release(fr.mem.extra.Load())
+}
+
 // opened is an input file, open.
 type opened struct {
 	in    Input
@@ -283,10 +337,24 @@ type opened struct {
 	r     *hfile.Reader
 	half  *hfile.HalfReader
 	facts fileFacts
-	rank  fileRank
+	age   storeread.FileAge
 	// bulk says HBase treats the file as bulk loaded: its cells carry the
 	// file's sequence id (HStoreFile.isBulkLoadResult).
 	bulk bool
+}
+
+// openInputs opens the family's inputs; on an error it returns those it
+// opened before it, for the caller to close.
+func (fr *familyRun) openInputs(ctx context.Context, inputs []Input) ([]*opened, error) {
+	ops := make([]*opened, 0, len(inputs))
+	for _, in := range inputs {
+		op, err := fr.open(ctx, in)
+		if err != nil {
+			return ops, err
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
 }
 
 func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
@@ -307,23 +375,12 @@ func (fr *familyRun) open(ctx context.Context, in Input) (*opened, error) {
 	info := op.r.Info()
 	op.facts = fileFacts{Reference: in.Reference != nil, HasTime: info.HasTimeRange, MinTime: info.TimeRangeMin, MaxTime: info.TimeRangeMax,
 		NeedsSeqID: needsSeqID(info)}
-	op.rank = fileRank{seqID: info.MaxSeqID, size: size, name: in.Path}
-	if n, ok := bulkLoadSeqID(path.Base(in.Path)); ok {
-		op.rank.seqID = n
-		op.bulk = true
-	}
-	if ts, ok := info.Raw[hfile.FileInfoBulkLoadTimestamp]; ok && len(ts) == 8 {
-		op.rank.bulkTime = int64(beUint64(ts))
-		op.bulk = true
-	}
+	op.age, op.bulk = storeread.AgeOf(info, size, in.Path, in.Reference)
 	var first, last *hfile.Cell
 	if in.Reference != nil {
 		if op.half, err = hfile.NewHalfReader(op.r, in.Reference); err != nil {
 			op.close()
 			return nil, fmt.Errorf("half of %s: %w", in.Path, err)
-		}
-		if in.Reference.Range == hfile.RangeTop {
-			op.rank.seqID++ // HStoreFile.open
 		}
 		if first, err = op.half.FirstKey(); err == nil {
 			last, err = op.half.LastKey()
@@ -359,86 +416,14 @@ func (op *opened) close() {
 	op.file.Close()
 }
 
-func beUint64(b []byte) uint64 {
-	var v uint64
-	for _, x := range b {
-		v = v<<8 | uint64(x)
-	}
-	return v
-}
-
-var seqIDName = regexp.MustCompile(`_SeqId_([0-9]+)_`)
-
-// bulkLoadSeqID returns the sequence id in a bulk-loaded file's name.
-func bulkLoadSeqID(name string) (int64, bool) {
-	m := seqIDName.FindStringSubmatch(name)
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	return n, err == nil
-}
-
-// fileRank orders files from older to newer as HBase's
-// StoreFileComparators.SEQ_ID does: sequence id ascending, then size
-// descending, then bulk load time ascending, then path name.
-type fileRank struct {
-	seqID    int64
-	size     int64
-	bulkTime int64
-	name     string
-}
-
-// compareAge orders a before b when a is older.
-func compareAge(a, b fileRank) int {
-	if c := cmp.Compare(a.seqID, b.seqID); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.size, a.size); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.bulkTime, b.bulkTime); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.name, b.name)
-}
-
-func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var ops []*opened
-	defer func() {
-		cancel()
-		for _, op := range ops {
-			op.close()
-		}
-	}()
-	if fr.plan, err = memory.PlanTask(fr.share, len(inputs), 0, fr.settings.BlockSize); err != nil {
-		return err
-	}
-	if fr.o.ReadAhead > 0 {
-		fr.plan.ReadAhead = min(fr.plan.ReadAhead, fr.o.ReadAhead)
-	}
-	if err := fr.o.Memory.Reserve(fr.plan.Total); err != nil {
-		return fmt.Errorf("%d input files: %w", len(inputs), err)
-	}
-	fr.mem = &taskMemory{b: fr.o.Memory}
-	defer func() {
-		fr.o.Memory.Release(fr.plan.Total)
-		fr.o.Memory.Release(fr.mem.extra.Load())
-	}()
-	for _, in := range inputs {
-		op, err := fr.open(ctx, in)
-		if err != nil {
-			return err
-		}
-		ops = append(ops, op)
-	}
+// choosePaths splits the family's inputs by the fast-path rule: fast are
+// copied whole, in the order of their first rows; slow are decoded, newest
+// first (storeread.CompareAge). An empty input is neither.
+func (fr *familyRun) choosePaths(ops []*opened) (fast, slow []*opened) {
 	facts := make([]fileFacts, len(ops))
 	for i, op := range ops {
 		facts[i] = op.facts
 	}
-	var fast, slow []*opened
 	var rules []FastPathRule
 	if !fr.o.NoFastPath {
 		rules = fastPathDecisions(facts, fr.t.Task.Rows, fr.resume, fr.t.Time, fr.t.Regions)
@@ -458,225 +443,64 @@ func (fr *familyRun) run(ctx context.Context, inputs []Input) (err error) {
 	}
 	slices.SortFunc(fast, func(a, b *opened) int { return bytes.Compare(a.facts.FirstRow, b.facts.FirstRow) })
 	// Newest first: rank 0 wins identical keys.
-	slices.SortFunc(slow, func(a, b *opened) int { return compareAge(b.rank, a.rank) })
+	slices.SortFunc(slow, func(a, b *opened) int { return storeread.CompareAge(b.age, a.age) })
+	return fast, slow
+}
 
-	dir := path.Join(fr.t.OutputDir, fr.family)
-	if err := fr.o.Target.MkdirAll(ctx, dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
+// reading is the decoded inputs of a family, each scanned into batches by
+// a goroutine of its own, and their merge.
+type reading struct {
+	srcs   []*source
+	merged *storeread.Merged
+	// includeTags says an input's cells carry tags.
+	includeTags bool
+	wg          sync.WaitGroup
+}
 
-	srcs := make([]*source, len(slow))
-	var wg sync.WaitGroup
-	includeTags := false
+// readInputs starts scanning the slow inputs (newest first) and returns
+// their merge; an input that fails cancels the family's ctx.
+func (fr *familyRun) readInputs(ctx context.Context, cancel context.CancelFunc, slow []*opened) *reading {
+	rd := &reading{srcs: make([]*source, len(slow))}
+	inputs := make([]*storeread.Input, len(slow))
 	for i, op := range slow {
-		includeTags = includeTags || op.r.Info().IncludesTags
-		s := &source{rank: i, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, memory.Batches),
-			stamped: op.bulk, stamp: uint64(max(op.rank.seqID, 0))}
+		rd.includeTags = rd.includeTags || op.r.Info().IncludesTags
+		s := &source{ctx: ctx, name: op.in.Path, out: make(chan *batch, 1), free: make(chan *batch, memory.Batches)}
 		for range memory.Batches {
 			s.free <- &batch{buf: make([]byte, 0, fr.plan.Batch), size: fr.plan.Batch, mem: fr.mem}
 		}
-		srcs[i] = s
+		rd.srcs[i] = s
+		// The source's errors name the file already.
+		inputs[i] = &storeread.Input{Cells: s, Rank: i, Stamped: op.bulk, Stamp: op.age.Stamp()}
 		opts := fr.scanOptions()
 		opts.Reserve = fr.mem.reserveBlocks(memory.BlockBuffers * memory.DefaultBlock)
-		var sc cellScanner
+		var sc storeread.CellIter
 		if op.half != nil {
 			sc = op.half.Scanner(opts)
 		} else {
 			sc = op.r.Scanner(opts)
 		}
-		wg.Add(1)
+		rd.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer rd.wg.Done()
 			runInput(ctx, sc, fr.t.Time, s, fr.o.Counters)
 			if s.err != nil {
 				cancel()
 			}
 		}()
 	}
-	out := &outputs{ctx: ctx, fr: fr, dir: dir, fast: fast, wopts: fr.settings.WriterOptions(includeTags, fr.t.Task.ID)}
-	defer out.abort(ctx)
-	err = mergeCells(ctx, srcs, out.add)
-	if err == nil {
-		err = out.finish(ctx)
-	}
-	cancel()
-	wg.Wait()
-	// An input's own error explains a cancelled merge better.
-	for _, s := range srcs {
+	rd.merged = storeread.NewMerged(inputs)
+	return rd
+}
+
+// end waits for the input goroutines (the caller has cancelled them) and
+// returns the error that explains the family's end: an input's own error
+// explains a cancelled merge better than err.
+func (rd *reading) end(err error) error {
+	rd.wg.Wait()
+	for _, s := range rd.srcs {
 		if s.err != nil && !errors.Is(s.err, context.Canceled) {
 			return s.err
 		}
 	}
 	return err
-}
-
-// outputs writes the merged cells of a family into rolled output files and
-// places the fast-path copies among them.
-type outputs struct {
-	ctx   context.Context
-	fr    *familyRun
-	dir   string
-	fast  []*opened
-	wopts hfile.WriterOptions
-
-	cur *outFile
-	// maxCell is the largest cell the writer's reservation covers.
-	maxCell int
-}
-
-// outFile is an output file being written.
-type outFile struct {
-	w      *bulkload.HFileWriter
-	region int
-	first  []byte
-	last   []byte
-	cells  int64
-}
-
-// add writes one cell, rolling the output before it as needed.
-func (o *outputs) add(c *hfile.Cell) error {
-	ctx := o.ctx
-	var fastFirst []byte
-	if len(o.fast) > 0 {
-		fastFirst = o.fast[0].facts.FirstRow
-	}
-	if o.cur != nil {
-		end := o.fr.t.Regions[o.cur.region].Rows.End
-		if rollBefore(c.Row, o.cur.last, end, o.cur.w.Written(), o.fr.o.MaxFileBytes, fastFirst) != rollNone {
-			if err := o.close(ctx); err != nil {
-				return err
-			}
-		}
-	}
-	for len(o.fast) > 0 && bytes.Compare(c.Row, o.fast[0].facts.FirstRow) >= 0 {
-		if o.cur != nil {
-			if err := o.close(ctx); err != nil {
-				return err
-			}
-		}
-		if err := o.copyFast(ctx); err != nil {
-			return err
-		}
-	}
-	if o.cur == nil {
-		if err := o.open(ctx, c.Row); err != nil {
-			return err
-		}
-	}
-	if err := o.cur.w.Append(c); err != nil {
-		return err
-	}
-	if !bytes.Equal(c.Row, o.cur.last) {
-		o.cur.last = append(o.cur.last[:0], c.Row...)
-	}
-	o.cur.cells++
-	if n := cellBytes(c); n > o.maxCell {
-		// The writer's block buffers grow to hold a cell larger than
-		// planned for: take the growth from the budget.
-		planned := max(o.maxCell, o.fr.settings.BlockSize, memory.DefaultBlock)
-		if n > planned {
-			if err := o.fr.mem.grow(int64(memory.WriterBlocks * (n - planned))); err != nil {
-				return fmt.Errorf("cell of %s in row %s: %w", memory.Bytes(int64(n)), job.FormatKey(c.Row), err)
-			}
-		}
-		o.maxCell = max(n, planned)
-	}
-	if o.cur.cells&1023 == 0 {
-		o.fr.o.Counters.CellsWritten.Add(1024)
-	}
-	return nil
-}
-
-func (o *outputs) open(ctx context.Context, row []byte) error {
-	r := regionFor(o.fr.t.Regions, row)
-	if r < 0 {
-		return fmt.Errorf("row %s lies in no target region", job.FormatKey(row))
-	}
-	w, err := bulkload.CreateHFile(ctx, o.fr.o.Target, o.dir, o.wopts, fsys.CreateOptions{})
-	if err != nil {
-		return err
-	}
-	o.cur = &outFile{w: w, region: r, first: slices.Clone(row)}
-	return nil
-}
-
-// close finishes the open output file and emits it.
-func (o *outputs) close(ctx context.Context) error {
-	f := o.cur
-	o.cur = nil
-	if err := f.w.Close(ctx); err != nil {
-		return err
-	}
-	o.fr.o.Counters.CellsWritten.Add(f.cells & 1023)
-	return o.emitFile(ctx, OutputFile{
-		Family: o.fr.family, Path: f.w.Path(), FirstRow: f.first, LastRow: slices.Clone(f.last),
-		TargetRegion: o.fr.t.Regions[f.region].EncodedName, Cells: f.cells, Bytes: f.w.Written(),
-		NextRow: rowAfter(f.last),
-	})
-}
-
-func (o *outputs) emitFile(ctx context.Context, f OutputFile) error {
-	if err := o.fr.emit(ctx, f); err != nil {
-		return fmt.Errorf("emit %s: %w", f.Path, err)
-	}
-	o.fr.o.Counters.FilesWritten.Add(1)
-	o.fr.o.Counters.BytesWritten.Add(f.Bytes)
-	if f.FastPath {
-		o.fr.o.Counters.FastFiles.Add(1)
-	}
-	o.fr.o.Logger.Info("output file", "family", f.Family, "path", f.Path, "first", job.FormatKey(f.FirstRow),
-		"last", job.FormatKey(f.LastRow), "region", f.TargetRegion, "cells", f.Cells, "bytes", f.Bytes, "fast", f.FastPath)
-	return nil
-}
-
-// copyFast copies the next fast-path file and emits it.
-func (o *outputs) copyFast(ctx context.Context) error {
-	op := o.fast[0]
-	o.fast = o.fast[1:]
-	name, err := bulkload.NewFileName()
-	if err != nil {
-		return err
-	}
-	final := path.Join(o.dir, name)
-	if err := copyVerified(ctx, op.file, op.r.Size(), op.in.Path, o.fr.o.Source, o.fr.o.Target, final, o.fr.plan.ReadAhead, o.fr.o.Limiter, o.fr.o.Counters); err != nil {
-		return err
-	}
-	r := regionFor(o.fr.t.Regions, op.facts.FirstRow)
-	// Every cell below the next row is loaded once this file is: no decoded
-	// cell lies among fast files' rows, and a fast file that overlaps this
-	// one (time ranges apart) starts at or after its first row, so the
-	// mark stops at the next fast file's first row if that comes sooner.
-	next := rowAfter(op.facts.LastRow)
-	if len(o.fast) > 0 && bytes.Compare(o.fast[0].facts.FirstRow, next) < 0 {
-		next = bytes.Clone(o.fast[0].facts.FirstRow)
-	}
-	return o.emitFile(ctx, OutputFile{
-		Family: o.fr.family, Path: final, FirstRow: op.facts.FirstRow, LastRow: op.facts.LastRow,
-		TargetRegion: o.fr.t.Regions[r].EncodedName, Cells: int64(op.r.EntryCount()), Bytes: op.r.Size(),
-		NextRow: next, FastPath: true,
-	})
-}
-
-// finish closes the last file, copies the remaining fast-path files and
-// emits the end of the family.
-func (o *outputs) finish(ctx context.Context) error {
-	if o.cur != nil {
-		if err := o.close(ctx); err != nil {
-			return err
-		}
-	}
-	for len(o.fast) > 0 {
-		if err := o.copyFast(ctx); err != nil {
-			return err
-		}
-	}
-	return o.fr.emit(ctx, OutputFile{Family: o.fr.family, Last: true})
-}
-
-// abort removes a file left open by an error.
-func (o *outputs) abort(ctx context.Context) {
-	if f := o.cur; f != nil {
-		o.cur = nil
-		f.w.Abort(ctx)
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/memory"
+	"rangecopy/storeread"
 )
 
 // TestMergeNewestWins merges two overlapping files that share keys: the cells
@@ -75,24 +76,6 @@ func TestMergeBulkLoadedName(t *testing.T) {
 	b := writeHFile(t, dir, "fedc", hfile.WriterOptions{MaxSeqID: 299}, []*hfile.Cell{cell("a", "q", 1, hfile.TypePut, "flushed")})
 	c := run(t, baseTask(t, input(a), input(b)), Options{NoFastPath: true})
 	equalCells(t, "merged", outputCells(t, c), []*hfile.Cell{cell("a", "q", 1, hfile.TypePut, "bulk")})
-}
-
-func TestCompareAge(t *testing.T) {
-	tests := []struct {
-		a, b fileRank
-		want int
-	}{
-		{fileRank{seqID: 1}, fileRank{seqID: 2}, -1},
-		{fileRank{seqID: 2, size: 1}, fileRank{seqID: 2, size: 5}, 1}, // larger is older
-		{fileRank{seqID: 2, size: 5, bulkTime: 1}, fileRank{seqID: 2, size: 5, bulkTime: 2}, -1},
-		{fileRank{seqID: 2, name: "a"}, fileRank{seqID: 2, name: "b"}, -1},
-		{fileRank{seqID: 2, name: "a"}, fileRank{seqID: 2, name: "a"}, 0},
-	}
-	for _, tt := range tests {
-		if got := compareAge(tt.a, tt.b); got != tt.want {
-			t.Errorf("compareAge(%+v, %+v) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
 }
 
 // TestFilterKeyAndTimeRange checks that both ranges are half-open.
@@ -498,18 +481,22 @@ func TestMergeCellSequenceIDFirst(t *testing.T) {
 		}},
 	}
 	ctx := t.Context()
-	var srcs []*source
+	var srcs []*storeread.Input
 	var ctr Counters
 	for i, in := range inputs {
-		s := &source{rank: i, name: fmt.Sprint(i), stamped: in.stamped, stamp: in.stamp, out: make(chan *batch, 1), free: make(chan *batch, 3)}
+		s := &source{ctx: ctx, name: fmt.Sprint(i), out: make(chan *batch, 1), free: make(chan *batch, 3)}
 		for range 3 {
 			s.free <- &batch{buf: make([]byte, 0, memory.MaxBatch), size: memory.MaxBatch}
 		}
 		go runInput(ctx, &sliceScanner{cells: in.cells}, job.AllTime(), s, &ctr)
-		srcs = append(srcs, s)
+		srcs = append(srcs, &storeread.Input{Cells: s, Rank: i, Stamped: in.stamped, Stamp: in.stamp})
 	}
 	var got []*hfile.Cell
-	if err := mergeCells(ctx, srcs, func(c *hfile.Cell) error { got = append(got, c.Clone()); return nil }); err != nil {
+	m := storeread.NewMerged(srcs)
+	for m.Next() {
+		got = append(got, m.Cell().Clone())
+	}
+	if err := m.Err(); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range got {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rangecopy/job"
+	"rangecopy/jobkind"
 	"rangecopy/metrics"
 	"rangecopy/registry"
 	"rangecopy/verify"
@@ -87,7 +88,7 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 	host, _ := os.Hostname()
 	cfg := worker.AgentConfig{Registry: reg, ID: f.id, Capacity: f.capacity, Memory: mem,
 		Info: fmt.Sprintf("rangecopy %s, host %s, pid %d", version, host, os.Getpid()), Logger: log,
-		Kinds: map[string]worker.KindServer{job.KindVerify: verify.UnitServer{}}}
+		Kinds: map[string]jobkind.Server{job.KindVerify: verify.UnitServer{}}}
 	if f.metrics.addr != "" {
 		preg := prometheus.NewRegistry()
 		if cfg.Metrics, err = metrics.NewWorker(preg, reg.Connected); err != nil {

@@ -1,4 +1,4 @@
-package worker
+package fsys
 
 import (
 	"context"
@@ -26,7 +26,7 @@ type TokenBucket struct {
 // burst (bytes; at least 1). The bucket starts full.
 func NewTokenBucket(rate float64, burst int) (*TokenBucket, error) {
 	if rate <= 0 || burst < 1 {
-		return nil, fmt.Errorf("worker: token bucket rate %v and burst %d must be positive", rate, burst)
+		return nil, fmt.Errorf("fsys: token bucket rate %v and burst %d must be positive", rate, burst)
 	}
 	return &TokenBucket{rate: rate, burst: float64(burst), now: time.Now, tokens: float64(burst), last: time.Now()}, nil
 }
