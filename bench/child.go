@@ -3,12 +3,12 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path"
-	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"rangecopy/fsys"
 	"rangecopy/hbase"
@@ -118,33 +118,37 @@ func RawCopy(ctx context.Context, s RawCopySpec) (ChildResult, error) {
 		return ChildResult{}, fmt.Errorf("raw copy: create %s: %w", s.TargetDir, err)
 	}
 	var copied atomic.Int64
-	err = parallel(ctx, len(s.Files), max(s.Parallel, 1), func(ctx context.Context, i int) error {
-		f := s.Files[i]
-		r, err := src.Open(ctx, f.Path)
-		if err != nil {
-			return fmt.Errorf("raw copy: open %s: %w", f.Path, err)
-		}
-		defer r.Close()
-		name := path.Join(s.TargetDir, fmt.Sprintf("%06d", i))
-		w, err := dst.Create(ctx, name, fsys.CreateOptions{})
-		if err != nil {
-			return fmt.Errorf("raw copy: create %s: %w", name, err)
-		}
-		n, err := io.CopyBuffer(w, io.NewSectionReader(r, 0, r.Size()), make([]byte, 4<<20))
-		if err != nil {
-			w.Close()
-			return fmt.Errorf("raw copy: %s to %s: %w", f.Path, name, err)
-		}
-		if n != f.Size {
-			w.Close()
-			return fmt.Errorf("raw copy: %s: copied %d bytes, the snapshot says %d", f.Path, n, f.Size)
-		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("raw copy: %w", err)
-		}
-		copied.Add(n)
-		return nil
-	})
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(s.Parallel, 1))
+	for i, f := range s.Files {
+		g.Go(func() error {
+			r, err := src.Open(ctx, f.Path)
+			if err != nil {
+				return fmt.Errorf("raw copy: open %s: %w", f.Path, err)
+			}
+			defer r.Close()
+			name := path.Join(s.TargetDir, fmt.Sprintf("%06d", i))
+			w, err := dst.Create(ctx, name, fsys.CreateOptions{})
+			if err != nil {
+				return fmt.Errorf("raw copy: create %s: %w", name, err)
+			}
+			n, err := io.CopyBuffer(w, io.NewSectionReader(r, 0, r.Size()), make([]byte, 4<<20))
+			if err != nil {
+				w.Close()
+				return fmt.Errorf("raw copy: %s to %s: %w", f.Path, name, err)
+			}
+			if n != f.Size {
+				w.Close()
+				return fmt.Errorf("raw copy: %s: copied %d bytes, the snapshot says %d", f.Path, n, f.Size)
+			}
+			if err := w.Close(); err != nil {
+				return fmt.Errorf("raw copy: %w", err)
+			}
+			copied.Add(n)
+			return nil
+		})
+	}
+	err = g.Wait()
 	return ChildResult{Bytes: copied.Load(), Files: len(s.Files)}, err
 }
 
@@ -165,86 +169,51 @@ func ScanPutCopy(ctx context.Context, s ScanPutSpec) (ChildResult, error) {
 		batch = 4 << 20
 	}
 	var bytes, cells atomic.Int64
-	err = parallel(ctx, len(s.Ranges), max(s.Parallel, 1), func(ctx context.Context, i int) error {
-		kr := s.Ranges[i]
-		sc := src.Scan(s.Table, hbase.Scan{StartRow: kr.Start, StopRow: kr.Stop, Caching: 500, NoCacheBlocks: true})
-		var muts []*hbase.Mutation
-		size := 0
-		flush := func() error {
-			if len(muts) == 0 {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(s.Parallel, 1))
+	for _, kr := range s.Ranges {
+		g.Go(func() error {
+			sc := src.Scan(s.Table, hbase.Scan{StartRow: kr.Start, StopRow: kr.Stop, Caching: 500, NoCacheBlocks: true})
+			var muts []*hbase.Mutation
+			size := 0
+			flush := func() error {
+				if len(muts) == 0 {
+					return nil
+				}
+				if err := dst.Apply(ctx, s.TargetTable, muts); err != nil {
+					return fmt.Errorf("scan+put: put %d rows into %s: %w", len(muts), s.TargetTable, err)
+				}
+				muts, size = muts[:0], 0
 				return nil
 			}
-			if err := dst.Apply(ctx, s.TargetTable, muts); err != nil {
-				return fmt.Errorf("scan+put: put %d rows into %s: %w", len(muts), s.TargetTable, err)
-			}
-			muts, size = muts[:0], 0
-			return nil
-		}
-		for sc.Next(ctx) {
-			res := sc.Result()
-			m := hbase.NewPut(append([]byte(nil), res.Row...))
-			for _, c := range res.Cells {
-				m.Add(append([]byte(nil), c.Family...), append([]byte(nil), c.Qualifier...), c.Timestamp, append([]byte(nil), c.Value...))
-				n := len(c.Row) + len(c.Family) + len(c.Qualifier) + len(c.Value) + 9
-				size += n
-				bytes.Add(int64(n))
-				cells.Add(1)
-			}
-			muts = append(muts, m)
-			if size >= batch {
-				if err := flush(); err != nil {
-					sc.Close(ctx)
-					return err
+			for sc.Next(ctx) {
+				res := sc.Result()
+				m := hbase.NewPut(append([]byte(nil), res.Row...))
+				for _, c := range res.Cells {
+					m.Add(append([]byte(nil), c.Family...), append([]byte(nil), c.Qualifier...), c.Timestamp, append([]byte(nil), c.Value...))
+					n := len(c.Row) + len(c.Family) + len(c.Qualifier) + len(c.Value) + 9
+					size += n
+					bytes.Add(int64(n))
+					cells.Add(1)
+				}
+				muts = append(muts, m)
+				if size >= batch {
+					if err := flush(); err != nil {
+						sc.Close(ctx)
+						return err
+					}
 				}
 			}
-		}
-		if err := sc.Err(); err != nil {
-			sc.Close(ctx)
-			return fmt.Errorf("scan+put: scan %s [%q, %q): %w", s.Table, kr.Start, kr.Stop, err)
-		}
-		if err := sc.Close(ctx); err != nil {
-			return fmt.Errorf("scan+put: close scanner of %s: %w", s.Table, err)
-		}
-		return flush()
-	})
-	return ChildResult{Bytes: bytes.Load(), Cells: cells.Load()}, err
-}
-
-// parallel runs do(0..n-1), at most k at once, and returns the first error
-// (cancelling the rest).
-func parallel(ctx context.Context, n, k int, do func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, k)
-	var errs []error
-	var mu sync.Mutex
-	for i := 0; i < n; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := do(ctx, i); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-				cancel(err)
+			if err := sc.Err(); err != nil {
+				sc.Close(ctx)
+				return fmt.Errorf("scan+put: scan %s [%q, %q): %w", s.Table, kr.Start, kr.Stop, err)
 			}
-		}()
+			if err := sc.Close(ctx); err != nil {
+				return fmt.Errorf("scan+put: close scanner of %s: %w", s.Table, err)
+			}
+			return flush()
+		})
 	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return errs[0]
-	}
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return ctx.Err()
+	err = g.Wait()
+	return ChildResult{Bytes: bytes.Load(), Cells: cells.Load()}, err
 }

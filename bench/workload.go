@@ -3,8 +3,9 @@ package bench
 import (
 	"context"
 	"math/rand/v2"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"rangecopy/hbase"
 	"rangecopy/retry"
@@ -39,10 +40,10 @@ func (w *Workload) Start(ctx context.Context, seed uint64) (stop func() Latency)
 		timeout = 10 * time.Second
 	}
 	interval := time.Duration(float64(time.Second) / max(w.Rate, 0.1))
-	sem := make(chan struct{}, maxIn)
+	var gets errgroup.Group
+	gets.SetLimit(maxIn)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	start := time.Now()
-	var wg sync.WaitGroup
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -54,31 +55,26 @@ func (w *Workload) Start(ctx context.Context, seed uint64) (stop func() Latency)
 			}
 			due := next
 			row := RowKey(rng.Int64N(w.Rows))
-			select {
-			case sem <- struct{}{}:
-			default:
-				h.RecordError()
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
+			started := gets.TryGo(func() error {
 				gctx, gcancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 				defer gcancel()
 				res, err := w.Client.Get(gctx, w.Table, hbase.Get{Row: row})
 				if err != nil || len(res.Cells) == 0 {
 					h.RecordError()
-					return
+					return nil
 				}
 				h.Record(time.Since(due))
-			}()
+				return nil
+			})
+			if !started {
+				h.RecordError() // MaxInFlight Gets are outstanding: count it lost
+			}
 		}
 	}()
 	return func() Latency {
 		cancel()
 		<-done
-		wg.Wait()
+		_ = gets.Wait()
 		return h.Summary(time.Since(start))
 	}
 }

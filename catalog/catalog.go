@@ -6,8 +6,8 @@
 // with it.
 //
 // A catalog lives in SQLite (the embedded default, pure Go), MySQL/MariaDB or PostgreSQL. Its
-// schema is versioned: Open applies the migrations this binary knows and refuses a catalog
-// migrated by a newer one.
+// schema is versioned by goose (the SQL files under migrations/): Open applies the migrations
+// this binary knows and refuses a catalog migrated by a newer one.
 package catalog
 
 import (
@@ -15,6 +15,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -96,10 +97,11 @@ type Catalog struct {
 // postgres://user:pass@host:port/db?param=value. It refuses, with ErrSchemaTooNew, a catalog
 // whose schema a newer rangecopy migrated.
 func Open(ctx context.Context, url string, opts Options) (*Catalog, error) {
-	return open(ctx, url, opts, migrations)
+	return open(ctx, url, opts, nil)
 }
 
-func open(ctx context.Context, url string, opts Options, ms []migration) (*Catalog, error) {
+// open is Open with the migration files given (nil: the dialect's embedded ones).
+func open(ctx context.Context, url string, opts Options, migrations fs.FS) (*Catalog, error) {
 	// Parse once to learn the dialect, then again with the defaults that depend on it.
 	t, err := parseURL(url, 0)
 	if err != nil {
@@ -150,7 +152,13 @@ func open(ctx context.Context, url string, opts Options, ms []migration) (*Catal
 		sqlDB.Close()
 		return nil, fmt.Errorf("catalog %q: connect: %w", t.redacted, err)
 	}
-	if err := c.migrate(ctx, ms); err != nil {
+	if migrations == nil {
+		if migrations, err = migrationsOf(t.dialect); err != nil {
+			sqlDB.Close()
+			return nil, fmt.Errorf("catalog %q: %w", t.redacted, err)
+		}
+	}
+	if err := c.migrate(ctx, migrations, t.database); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("catalog %q: %w", t.redacted, err)
 	}

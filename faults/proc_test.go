@@ -90,22 +90,6 @@ func (p *proc) kill(t *testing.T, sig syscall.Signal) {
 	t.Logf("sent %v to %s (pid %d)", sig, p.name, p.cmd.Process.Pid)
 }
 
-// stop ends the process with SIGTERM and waits for it to exit (SIGKILL after
-// a minute).
-func (p *proc) stop(t *testing.T) {
-	t.Helper()
-	if err := p.signal(syscall.SIGTERM); err != nil {
-		t.Error(err)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(time.Minute):
-		t.Errorf("%s still running a minute after SIGTERM; killing it", p.name)
-		p.signal(syscall.SIGKILL)
-		<-p.exited
-	}
-}
-
 // running reports whether the process has not exited.
 func (p *proc) running() bool {
 	select {

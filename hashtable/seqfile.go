@@ -118,9 +118,6 @@ func (s *SeqWriter) Append(key, value []byte) error {
 	return s.err
 }
 
-// Err is the writer's sticky error.
-func (s *SeqWriter) Err() error { return s.err }
-
 // SeqHeader is what a SequenceFile's header says.
 type SeqHeader struct {
 	Version                     byte

@@ -30,16 +30,6 @@ func (r *readBuf) u8() byte {
 	return v
 }
 
-func (r *readBuf) u16() uint16 {
-	if r.err != nil || r.remaining() < 2 {
-		r.fail()
-		return 0
-	}
-	v := binary.BigEndian.Uint16(r.b[r.off:])
-	r.off += 2
-	return v
-}
-
 func (r *readBuf) u32() uint32 {
 	if r.err != nil || r.remaining() < 4 {
 		r.fail()

@@ -131,22 +131,6 @@ func appendNoneCell(dst []byte, c *Cell, l cellLayout) []byte {
 	return dst
 }
 
-// appendNoneRaw appends a raw cell in NONE layout.
-func appendNoneRaw(dst []byte, key, value, tags []byte, mvcc int64, l cellLayout) []byte {
-	dst = appendU32(dst, uint32(len(key)))
-	dst = appendU32(dst, uint32(len(value)))
-	dst = append(dst, key...)
-	dst = append(dst, value...)
-	if l.tags {
-		dst = appendU16(dst, uint16(len(tags)))
-		dst = append(dst, tags...)
-	}
-	if l.mvcc {
-		dst = appendVLong(dst, mvcc)
-	}
-	return dst
-}
-
 // decodeBlock turns an ENCODED_DATA payload (after the 2-byte id) into NONE
 // layout, appending to dst[:0]. dict is scratch space for compressed tags;
 // it may be nil when l.compressedTags is false.

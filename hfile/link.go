@@ -35,9 +35,6 @@ func ParseLinkName(name string) (Link, bool) {
 	return l, true
 }
 
-// IsLinkName reports whether name is an HFileLink name.
-func IsLinkName(name string) bool { return linkRE.MatchString(name) }
-
 // Name returns the link file name (the namespace is left out for "default").
 func (l Link) Name() string {
 	var b strings.Builder

@@ -127,12 +127,6 @@ func NewHalfReader(parent *Reader, ref *Reference) (*HalfReader, error) {
 	return &HalfReader{parent: parent, ref: *ref, split: split}, nil
 }
 
-// Parent returns the underlying file.
-func (h *HalfReader) Parent() *Reader { return h.parent }
-
-// Reference returns the reference the view was built from.
-func (h *HalfReader) Reference() Reference { return h.ref }
-
 // Scanner returns a scanner over the half, further bounded by opts.
 func (h *HalfReader) Scanner(opts ScanOptions) *Scanner {
 	return h.parent.Scanner(h.clip(opts))

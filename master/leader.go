@@ -8,9 +8,10 @@ import (
 	"log/slog"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"rangecopy/checkpoint"
 	"rangecopy/cluster/dial"
-	"rangecopy/internal/parallel"
 	"rangecopy/job"
 	"rangecopy/metrics"
 	"rangecopy/registry"
@@ -377,18 +378,23 @@ func (ld *leader) sumCheckpoints(ctx context.Context, j registry.Job, lj *leadJo
 			ok    bool
 		}
 		got := make([]sums, len(fresh))
-		_ = parallel.ForEach(ctx, len(fresh), reportReads, func(ctx context.Context, i int) error {
-			if !add(&got[i].rep, fresh[i]) {
-				return nil
-			}
-			got[i].ok = true
-			if b, err := reg.TaskSpec(ctx, j.ID, fresh[i]); err == nil {
-				if ts, err := job.DecodeTaskSpec(b); err == nil {
-					got[i].bytes = ts.Task.Bytes
+		var g errgroup.Group
+		g.SetLimit(reportReads)
+		for i := range fresh {
+			g.Go(func() error {
+				if !add(&got[i].rep, fresh[i]) {
+					return nil
 				}
-			}
-			return nil // a read that fails leaves its task for the next report
-		})
+				got[i].ok = true
+				if b, err := reg.TaskSpec(ctx, j.ID, fresh[i]); err == nil {
+					if ts, err := job.DecodeTaskSpec(b); err == nil {
+						got[i].bytes = ts.Task.Bytes
+					}
+				}
+				return nil // a read that fails leaves its task for the next report
+			})
+		}
+		_ = g.Wait()
 		for i, t := range fresh {
 			if !got[i].ok {
 				continue

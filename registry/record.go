@@ -37,7 +37,6 @@ type writeBuf []byte
 func (w *writeBuf) byte(b byte)      { *w = append(*w, b) }
 func (w *writeBuf) uvarint(v uint64) { *w = binary.AppendUvarint(*w, v) }
 func (w *writeBuf) varint(v int64)   { *w = binary.AppendVarint(*w, v) }
-func (w *writeBuf) bytes(b []byte)   { w.uvarint(uint64(len(b))); *w = append(*w, b...) }
 func (w *writeBuf) string(s string)  { w.uvarint(uint64(len(s))); *w = append(*w, s...) }
 func (w *writeBuf) rest(b []byte)    { *w = append(*w, b...) }
 

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"rangecopy/fsys"
 	"rangecopy/hbase"
-	"rangecopy/internal/parallel"
 	"rangecopy/retry"
 )
 
@@ -75,24 +76,28 @@ func PinLive(ctx context.Context, c Live, src fsys.Reader, rootDir, table string
 	}
 	ns, qual := splitTable(table)
 	lists := make([][]ManifestFile, len(regions))
-	if err := parallel.ForEach(ctx, len(regions), opts.Parallelism, func(ctx context.Context, i int) error {
-		r := regions[i]
-		if err := settle(ctx, c, r, settleWait); err != nil {
-			return err
-		}
-		paths, err := c.StoreFiles(ctx, r)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		for _, p := range paths {
-			f, err := liveFile(p, ns, qual, r.EncodedName)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(opts.Parallelism, 1))
+	for i, r := range regions {
+		g.Go(func() error {
+			if err := settle(gctx, c, r, settleWait); err != nil {
+				return err
+			}
+			paths, err := c.StoreFiles(gctx, r)
 			if err != nil {
 				return fmt.Errorf("%s: %w", what, err)
 			}
-			lists[i] = append(lists[i], f)
-		}
-		return nil
-	}); err != nil {
+			for _, p := range paths {
+				f, err := liveFile(p, ns, qual, r.EncodedName)
+				if err != nil {
+					return fmt.Errorf("%s: %w", what, err)
+				}
+				lists[i] = append(lists[i], f)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	for _, l := range lists {

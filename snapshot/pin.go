@@ -10,10 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
-	"rangecopy/internal/parallel"
 	"rangecopy/job"
 )
 
@@ -153,25 +154,30 @@ func load(ctx context.Context, src fsys.Reader, rootDir string, m *Manifest, wha
 	inputs := make([]Input, len(files))
 	empty := make([]bool, len(files))
 	var hits atomic.Int64 // files whose facts the cache gave
-	if err := parallel.ForEach(ctx, len(files), opts.Parallelism, func(ctx context.Context, i int) error {
-		key := factsKey(opts.FactsScope, rootDir, m.Info.Table, files[i])
-		if e, ok := opts.Facts.get(key); ok {
-			facts[i], inputs[i], empty[i] = e.facts, e.in, e.empty
-			hits.Add(1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(opts.Parallelism, 1))
+	for i, f := range files {
+		g.Go(func() error {
+			key := factsKey(opts.FactsScope, rootDir, m.Info.Table, f)
+			if e, ok := opts.Facts.get(key); ok {
+				facts[i], inputs[i], empty[i] = e.facts, e.in, e.empty
+				hits.Add(1)
+				return nil
+			}
+			in, err := Resolve(gctx, src, rootDir, m.Info.Table, f)
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			sf, ok, err := Facts(gctx, src, f, in, opts.MaxIndexEntries)
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			facts[i], inputs[i], empty[i] = sf, in, !ok
+			opts.Facts.put(key, cached{facts: sf, in: in, empty: !ok})
 			return nil
-		}
-		in, err := Resolve(ctx, src, rootDir, m.Info.Table, files[i])
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		sf, ok, err := Facts(ctx, src, files[i], in, opts.MaxIndexEntries)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		facts[i], inputs[i], empty[i] = sf, in, !ok
-		opts.Facts.put(key, cached{facts: sf, in: in, empty: !ok})
-		return nil
-	}); err != nil {
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	for i, f := range files {

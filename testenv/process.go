@@ -106,9 +106,6 @@ func (p *Process) Kill() {
 	<-p.done
 }
 
-// Pid is the process's id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
-
 // Stdout is what the process wrote on its standard output so far.
 func (p *Process) Stdout() string { return p.out.String() }
 

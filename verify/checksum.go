@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"rangecopy/fsys"
 	"rangecopy/job"
 )
@@ -185,16 +187,12 @@ func provenBatches(ctx context.Context, sides []*side, families []string, batche
 	}
 	got := [2]map[string]fsys.Checksum{{}, {}}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, checksumParallelism)
+	var g errgroup.Group
+	g.SetLimit(checksumParallelism)
 	failed := 0
 	for si := range sides {
 		for p := range want[si] {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
+			g.Go(func() error {
 				c, err := sums[si].FileChecksum(ctx, p)
 				mu.Lock()
 				defer mu.Unlock()
@@ -202,13 +200,14 @@ func provenBatches(ctx context.Context, sides []*side, families []string, batche
 					if failed++; failed == 1 {
 						o.Logger.Info("verify: no checksum: the batches of this file are read", "side", sides[si].name, "file", p, "err", err)
 					}
-					return
+					return nil // the batches of this file are read instead
 				}
 				got[si][p] = c
-			}()
+				return nil
+			})
 		}
 	}
-	wg.Wait()
+	_ = g.Wait()
 	out := make([]bool, len(batches))
 	n := 0
 	for i := range batches {

@@ -11,11 +11,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"rangecopy/cluster"
 	"rangecopy/fsys"
 	"rangecopy/hashtable"
 	"rangecopy/hfile"
-	"rangecopy/internal/parallel"
 	"rangecopy/job"
 	"rangecopy/rowkey"
 	"rangecopy/storeread"
@@ -204,18 +205,21 @@ func WriteHashTable(ctx context.Context, o Options, h HashTableOptions, fs fsys.
 	n, parts := hashtable.SelectPartitions(starts, ends, o.Rows.Start, o.Rows.End, h.NumHashFiles)
 	results := make([][]hashtable.Batch, len(splits))
 	var cells, rows atomic.Int64
-	err = parallel.ForEach(ctx, len(splits), o.Parallelism, func(ctx context.Context, i int) error {
-		sp := splits[i]
-		b := hashtable.NewBatcher(sp.rows.Start, h.BatchSize)
-		if err := readRange(ctx, src, sp.region, families, sp.rows, o, b.Add); err != nil {
-			return fmt.Errorf("verify: source region %s rows %s: %w", sp.region.EncodedName, sp.rows, err)
-		}
-		results[i] = b.Finish()
-		cells.Add(b.Cells)
-		rows.Add(b.Rows)
-		return nil
-	})
-	if err != nil {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(o.Parallelism, 1))
+	for i, sp := range splits {
+		g.Go(func() error {
+			b := hashtable.NewBatcher(sp.rows.Start, h.BatchSize)
+			if err := readRange(gctx, src, sp.region, families, sp.rows, o, b.Add); err != nil {
+				return fmt.Errorf("verify: source region %s rows %s: %w", sp.region.EncodedName, sp.rows, err)
+			}
+			results[i] = b.Finish()
+			cells.Add(b.Cells)
+			rows.Add(b.Rows)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return HashTableReport{}, err
 	}
 	st, et := manifestTime(o.Time)

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"rangecopy/cluster"
 	"rangecopy/cluster/dial"
 	"rangecopy/fsys"
@@ -474,10 +476,8 @@ func hashSides(ctx context.Context, sides []*side, families []string, batches []
 	}
 	// Largest regions first would balance better; key order keeps logs
 	// readable and is enough for a first cut.
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, o.Parallelism)
-	var wg sync.WaitGroup
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(o.Parallelism, 1))
 	for _, u := range splitProven(units, proven) {
 		if u.proven {
 			for i := u.lo; i < u.hi; i++ {
@@ -485,31 +485,20 @@ func hashSides(ctx context.Context, sides []*side, families []string, batches []
 			}
 			continue
 		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			s := sides[u.side]
 			rng := job.KeyRange{Start: batches[u.lo].Start, End: batches[u.hi-1].End}
 			h := NewHasher(batches[u.lo:u.hi])
-			err := readRange(ctx, s, u.region, families, rng, o, func(c *hfile.Cell) { h.Add(c) })
+			err := readRange(gctx, s, u.region, families, rng, o, func(c *hfile.Cell) { h.Add(c) })
 			if err != nil {
-				cancel(fmt.Errorf("verify: %s region %s rows %s: %w", s.name, u.region.EncodedName, rng, err))
-				return
+				return fmt.Errorf("verify: %s region %s rows %s: %w", s.name, u.region.EncodedName, rng, err)
 			}
 			copy(hashes[u.side][u.lo:u.hi], h.Finish())
 			o.Logger.Debug("verify: region hashed", "side", s.name, "region", u.region.EncodedName, "batches", u.hi-u.lo)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	return context.Cause(ctx)
+	return g.Wait()
 }
 
 // diffBatch re-reads one batch on both sides and lists its differences,

@@ -1,0 +1,57 @@
+-- Relocations and their windows.
+-- Repeatable (IF NOT EXISTS): on a catalog of a release before goose, whose
+-- schema_migrations already lists this step, goose runs it again as a no-op.
+-- +goose Up
+CREATE TABLE IF NOT EXISTS relocations (
+  id VARCHAR(64) NOT NULL PRIMARY KEY,
+  source_cluster VARCHAR(191) NOT NULL,
+  target_cluster VARCHAR(191) NOT NULL,
+  tables TEXT NOT NULL,
+  start_row TEXT NOT NULL,
+  stop_row TEXT NOT NULL,
+  families TEXT NOT NULL,
+  bandwidth VARCHAR(64) NOT NULL,
+  schedule VARCHAR(255) NOT NULL,
+  margin_ms BIGINT NOT NULL,
+  max_lag_ms BIGINT NOT NULL,
+  phase VARCHAR(32) NOT NULL,
+  resume_phase VARCHAR(32) NOT NULL,
+  why TEXT NOT NULL,
+  watermark BIGINT NOT NULL,
+  next_tick TIMESTAMPTZ NULL,
+  seq INTEGER NOT NULL,
+  running_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  verifying BOOLEAN NOT NULL,
+  verification TEXT NOT NULL,
+  report TEXT NOT NULL,
+  created_by VARCHAR(255) NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL,
+  finished_at TIMESTAMPTZ NULL
+);
+
+CREATE TABLE IF NOT EXISTS relocation_windows (
+  relocation_id VARCHAR(64) NOT NULL,
+  seq INTEGER NOT NULL,
+  kind VARCHAR(16) NOT NULL,
+  start_time BIGINT NOT NULL,
+  end_time BIGINT NOT NULL,
+  snapshot_time BIGINT NOT NULL,
+  job_ids TEXT NOT NULL,
+  bytes BIGINT NOT NULL,
+  files_loaded BIGINT NOT NULL,
+  files_pruned BIGINT NOT NULL,
+  started_at TIMESTAMPTZ NOT NULL,
+  finished_at TIMESTAMPTZ NULL,
+  duration_ms BIGINT NOT NULL,
+  lag_ms BIGINT NOT NULL,
+  outcome VARCHAR(16) NOT NULL,
+  why TEXT NOT NULL,
+  PRIMARY KEY (relocation_id, seq),
+  CONSTRAINT relocation_windows_relocation FOREIGN KEY (relocation_id) REFERENCES relocations (id) ON DELETE CASCADE
+);
+
+CREATE INDEX IF NOT EXISTS relocations_created ON relocations (created_at, id);
+
+CREATE INDEX IF NOT EXISTS relocations_phase ON relocations (phase);

@@ -1,0 +1,13 @@
+-- The schema's version is kept by goose (goose_db_version) from here on. Releases before
+-- goose read schema_migrations: the row of version 5 makes them refuse this catalog
+-- (ErrSchemaTooNew) instead of running on a schema they do not know.
+-- +goose Up
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version BIGINT NOT NULL PRIMARY KEY,
+  name VARCHAR(255) NOT NULL,
+  applied_at TIMESTAMPTZ NOT NULL
+);
+
+INSERT INTO schema_migrations (version, name, applied_at)
+VALUES (5, 'the schema version is in goose_db_version from here on', CURRENT_TIMESTAMP)
+ON CONFLICT (version) DO NOTHING;
