@@ -18,6 +18,8 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"rangecopy/testenv"
 )
 
 // The suite runs against every database: SQLite always, MariaDB (or MySQL) and PostgreSQL at
@@ -49,8 +51,8 @@ func eachDB(t *testing.T, fn func(t *testing.T, url string)) {
 			server := os.Getenv(b.env)
 			if server == "" {
 				msg := fmt.Sprintf("%s is not set: start throwaway servers with `bash scripts/databases.sh start` and `eval \"$(bash scripts/databases.sh env)\"`", b.env)
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("CI=true, and the %s run of this test cannot run: %s", b.name, msg)
+				if testenv.InCI() {
+					t.Fatalf("in CI (CI=%s), the %s run of this test cannot run: %s", os.Getenv("CI"), b.name, msg)
 				}
 				t.Skip(msg)
 			}

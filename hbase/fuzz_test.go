@@ -3,6 +3,7 @@ package hbase
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -67,13 +68,68 @@ func FuzzScanResults(f *testing.F) {
 	cells, _ := encodeCellBlock(sampleCells())
 	resp, _ := proto.Marshal(&pb.ScanResponse{CellsPerResult: []uint32{2, 1, 3}})
 	f.Add(resp, cells)
+	resp, _ = proto.Marshal(&pb.ScanResponse{Results: []*pb.Result{{AssociatedCellCount: proto.Int32(2)},
+		{Cell: []*pb.Cell{{Row: []byte("r"), Family: []byte("f"), Value: []byte("v")}}, AssociatedCellCount: proto.Int32(4)}}})
+	f.Add(resp, cells)
 	f.Fuzz(func(t *testing.T, respBytes, cellBlock []byte) {
 		var resp pb.ScanResponse
 		if proto.Unmarshal(respBytes, &resp) != nil {
 			return
 		}
-		scanResults(&resp, cellBlock)
+		out, err := scanResults(&resp, cellBlock)
+		if err != nil {
+			if !errors.Is(err, ErrProtocol) {
+				t.Fatalf("error does not wrap ErrProtocol: %v", err)
+			}
+			return
+		}
+		// One result per protobuf result, or per count, each with the cells
+		// announced: the protobuf cells first, then its share of the block.
+		var fromBlock []Cell
+		if pbs := resp.GetResults(); len(pbs) > 0 {
+			if len(out) != len(pbs) {
+				t.Fatalf("%d results, the response has %d", len(out), len(pbs))
+			}
+			for i, r := range out {
+				n := len(pbs[i].GetCell())
+				if want := n + int(max(pbs[i].GetAssociatedCellCount(), 0)); len(r.Cells) != want {
+					t.Fatalf("result %d: %d cells, want %d", i, len(r.Cells), want)
+				}
+				for j, c := range cellsFromPB(pbs[i].GetCell()) {
+					if !sameCell(r.Cells[j], c) {
+						t.Fatalf("result %d: cell %d is %v, the response says %v", i, j, r.Cells[j], c)
+					}
+				}
+				fromBlock = append(fromBlock, r.Cells[n:]...)
+			}
+		} else {
+			counts := resp.GetCellsPerResult()
+			if len(out) != len(counts) {
+				t.Fatalf("%d results for %d counts", len(out), len(counts))
+			}
+			for i, r := range out {
+				if len(r.Cells) != int(counts[i]) {
+					t.Fatalf("result %d: %d cells, the count says %d", i, len(r.Cells), counts[i])
+				}
+				fromBlock = append(fromBlock, r.Cells...)
+			}
+		}
+		for i, r := range out {
+			if len(r.Cells) > 0 && !bytes.Equal(r.Row, r.Cells[0].Row) || len(r.Cells) == 0 && r.Row != nil {
+				t.Fatalf("result %d: row %q, its first cell's is not that", i, r.Row)
+			}
+		}
+		// The cells taken from the block are its first bytes, in order.
+		if enc, err := encodeCellBlock(fromBlock); err == nil && !bytes.HasPrefix(cellBlock, enc) {
+			t.Fatalf("the %d cells from the block re-encode to bytes that do not start it", len(fromBlock))
+		}
 	})
+}
+
+// sameCell reports whether two cells are equal field by field.
+func sameCell(a, b Cell) bool {
+	return bytes.Equal(a.Row, b.Row) && bytes.Equal(a.Family, b.Family) && bytes.Equal(a.Qualifier, b.Qualifier) &&
+		a.Timestamp == b.Timestamp && a.Type == b.Type && bytes.Equal(a.Value, b.Value)
 }
 
 func FuzzParseZNode(f *testing.F) {

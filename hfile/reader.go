@@ -107,9 +107,16 @@ func (r *Reader) open() error {
 				return fmt.Errorf("data index at offset %d: %w", h.offset, err)
 			}
 			r.root = entries
-			if t.NumDataIndexLevels > 1 && len(rest) >= 16 {
+			// After the entries comes nothing, or the mid-key metadata of a
+			// multi-level index: anything else means the trailer's entry
+			// count is not this block's (a damaged trailer, which no
+			// checksum covers, would otherwise hide blocks from a scan).
+			switch {
+			case t.NumDataIndexLevels > 1 && len(rest) == 16:
 				rb := readBuf{b: rest}
 				r.midKey = &midKeyInfo{leafOffset: int64(rb.u64()), leafSize: int(int32(rb.u32())), entry: int(int32(rb.u32()))}
+			case len(rest) != 0:
+				return formatError("data index at offset %d: %d bytes after the %d entries the trailer counts", h.offset, len(rest), t.DataIndexCount)
 			}
 		case 1:
 			payload = append([]byte(nil), payload...)
@@ -140,8 +147,18 @@ func (r *Reader) open() error {
 	if r.info.Raw == nil {
 		return formatError("load-on-open section lacks a file info block")
 	}
+	if len(r.root) == 0 && t.EntryCount != 0 {
+		return formatError("trailer: %d cells but an empty data index", t.EntryCount)
+	}
 	if len(r.root) > 0 {
 		r.info.FirstKey = r.root[0].key
+	}
+	// A single-level index lists the data blocks themselves: the first and
+	// the last are the trailer's.
+	if t.NumDataIndexLevels == 1 && len(r.root) > 0 &&
+		(r.root[0].offset != t.FirstDataBlockOffset || r.root[len(r.root)-1].offset != t.LastDataBlockOffset) {
+		return formatError("trailer: data blocks [%d, %d], the index says [%d, %d]", t.FirstDataBlockOffset, t.LastDataBlockOffset,
+			r.root[0].offset, r.root[len(r.root)-1].offset)
 	}
 	r.layout = cellLayout{tags: r.info.IncludesTags, mvcc: r.info.IncludesMVCC, compressedTags: r.info.TagsCompressed}
 	if !r.info.Encoding.supported() {

@@ -44,12 +44,17 @@ type Scanner struct {
 	blockOff  int64
 	blockSize int
 	loaded    bool
-	started   bool
-	pending   bool
-	done      bool
-	cell      Cell
-	rc        rawCell
-	err       error
+	// whole is set while the scan runs from the first cell with no bounds
+	// and no seek; n counts its cells, which at its end must be the
+	// trailer's entry count.
+	whole   bool
+	n       uint64
+	started bool
+	pending bool
+	done    bool
+	cell    Cell
+	rc      rawCell
+	err     error
 }
 
 // Scanner returns a new scanner over the range in opts. It is positioned
@@ -154,12 +159,14 @@ func (s *Scanner) first() {
 		s.done = true
 		return
 	}
+	s.whole = s.upper == nil
 	if err := s.load(s.r.trailer.FirstDataBlockOffset, 0); err != nil {
 		s.fail(err)
 	}
 }
 
 func (s *Scanner) seek(key *Cell) {
+	s.whole = false
 	if len(s.r.root) == 0 {
 		s.done = true
 		return
@@ -307,6 +314,7 @@ func (s *Scanner) advance() bool {
 		return s.fail(fmt.Errorf("data block at offset %d: cell at %d: %w", s.blockOff, s.pos, err))
 	}
 	s.pos = next
+	s.n++
 	s.cell.Value = s.rc.value
 	s.cell.Tags = s.rc.tags
 	s.cell.SeqID = uint64(s.rc.mvcc)
@@ -330,6 +338,18 @@ func (s *Scanner) nextBlock() bool {
 			return s.err == nil
 		}
 		off += int64(h.onDiskSize())
+	}
+	if off > s.r.trailer.LastDataBlockOffset {
+		// The end of the data: the trailer's last data block was the last
+		// one read, and a whole scan read every cell. The trailer has no
+		// checksum; this is where a damaged one would lose cells unseen.
+		if s.blockOff != s.r.trailer.LastDataBlockOffset {
+			return s.fail(formatError("data ends at offset %d, after the data block at %d; the trailer says the last is at %d",
+				off, s.blockOff, s.r.trailer.LastDataBlockOffset))
+		}
+		if s.whole && s.n != s.r.trailer.EntryCount {
+			return s.fail(formatError("%d cells in the data blocks, the trailer counts %d", s.n, s.r.trailer.EntryCount))
+		}
 	}
 	s.done = true
 	return false

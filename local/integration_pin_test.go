@@ -3,7 +3,11 @@ package local
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"path"
 	"sync"
 	"testing"
 	"time"
@@ -74,13 +78,37 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	var crashedAt, pinnedAt time.Time
 	var mu sync.Mutex
 	var once sync.Once
-	trigger := &onMessage{Handler: o.Logger.Handler(), on: map[string]func(){
-		master.MsgTakingSnapshot: func() {
+	fs := env.Source.HDFS(t, "")
+	errNoCrash := errors.New("no crash")
+	trigger := &onMessage{Handler: o.Logger.Handler(), on: map[string]func(slog.Record){
+		master.MsgTakingSnapshot: func(r slog.Record) {
 			// The first snapshot is asked for right after this line; its
-			// flushes are held for 8 s. Crash the server a moment into it.
+			// flushes are held for 8 s. Crash the server once the master
+			// has begun the snapshot (its working folder is there) and
+			// the region on the server is not in it yet (no manifest of
+			// it): its flush is what holds the snapshot up.
+			name := ""
+			r.Attrs(func(a slog.Attr) bool {
+				if a.Key == "snapshot" {
+					name = a.Value.String()
+				}
+				return name == ""
+			})
 			once.Do(func() {
 				go func() {
-					time.Sleep(2 * time.Second)
+					work := path.Join(env.Source.RootDirPath(), ".hbase-snapshot/.tmp", name)
+					for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+						_, infoErr := fs.Stat(path.Join(work, ".snapshotinfo"))
+						_, regionErr := fs.Stat(path.Join(work, "region-manifest."+regions[1].EncodedName))
+						if infoErr == nil && errors.Is(regionErr, os.ErrNotExist) {
+							break
+						}
+						if regionErr == nil || time.Now().After(deadline) {
+							crashed <- fmt.Errorf("%w: snapshot %q never caught in %s with region %s still to snapshot (%v, %v)",
+								errNoCrash, name, work, regions[1].EncodedName, infoErr, regionErr)
+							return
+						}
+					}
 					// The crash begins when the abort is asked for: the call
 					// returns once the server is down, and on a busy machine
 					// the copy may have pinned again by then.
@@ -93,7 +121,7 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 				}()
 			})
 		},
-		master.MsgPinned: func() {
+		master.MsgPinned: func(slog.Record) {
 			mu.Lock()
 			pinnedAt = time.Now()
 			mu.Unlock()
@@ -105,7 +133,7 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 	var cerr error
 	select {
 	case cerr = <-crashed:
-		stopped = true
+		stopped = !errors.Is(cerr, errNoCrash)
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("the copy never logged %q, or the region server was not crashed within 2 minutes", master.MsgTakingSnapshot)
 	}
@@ -135,14 +163,14 @@ func TestCopyPinSurvivesRegionServerStop(t *testing.T) {
 // a record with message msg is logged, and passes records on to Handler.
 type onMessage struct {
 	slog.Handler
-	on map[string]func()
+	on map[string]func(slog.Record)
 }
 
 func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *onMessage) Handle(ctx context.Context, r slog.Record) error {
 	if fn := h.on[r.Message]; fn != nil {
-		fn()
+		fn(r)
 	}
 	if h.Handler.Enabled(ctx, r.Level) {
 		return h.Handler.Handle(ctx, r)

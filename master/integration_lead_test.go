@@ -136,9 +136,14 @@ func TestDetachedJob(t *testing.T) {
 	}
 	f.worker("w1", 2)
 	f.worker("w2", 2)
-	time.Sleep(2 * time.Second)
-	if c, err := reg.Count(t.Context(), id); err != nil || c.Claimed+c.Done != 0 {
-		t.Fatalf("paused job: %+v, %v; want nothing claimed or done", c, err)
+	// A worker looks at the jobs as it registers and every refresh (500 ms) after; one that
+	// served a paused job would claim a task at its first look. Once both are registered,
+	// watch for such a claim over several looks.
+	waitWorkers(t, reg, "w1", "w2")
+	for looks := time.Now().Add(6 * 500 * time.Millisecond); time.Now().Before(looks); time.Sleep(250 * time.Millisecond) {
+		if c, err := reg.Count(t.Context(), id); err != nil || c.Claimed+c.Done != 0 {
+			t.Fatalf("paused job: %+v, %v; want nothing claimed or done", c, err)
+		}
 	}
 	// The leader goes away; the standby takes over.
 	stopFirst()
@@ -159,6 +164,28 @@ func TestDetachedJob(t *testing.T) {
 		t.Errorf("report: %d cells, %d files, %d tasks; want %d cells, at least 8 files, 4 tasks", rep.Cells, rep.FilesLoaded, rep.Tasks, n)
 	}
 	t.Logf("detached job: %d cells, %d files in %.1f s", rep.Cells, rep.FilesLoaded, rep.Seconds())
+}
+
+// waitWorkers waits until the workers named are registered.
+func waitWorkers(t *testing.T, reg *registry.Registry, ids ...string) {
+	t.Helper()
+	var ws []registry.Worker
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		ws, err = reg.Workers(t.Context())
+		registered := map[string]bool{}
+		for _, w := range ws {
+			registered[w.ID] = true
+		}
+		missing := false
+		for _, id := range ids {
+			missing = missing || !registered[id]
+		}
+		if err == nil && !missing {
+			return
+		}
+	}
+	t.Fatalf("workers registered: %+v (%v); want %v", ws, err, ids)
 }
 
 // waitLeader waits until the named master leads.

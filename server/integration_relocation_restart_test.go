@@ -169,7 +169,13 @@ func TestServerRelocationRestart(t *testing.T) {
 		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] >= 3 && v.RunningWindow == 0
 	})
 	first.Kill()
-	time.Sleep(5 * time.Second) // a tick passes with no server
+	// A tick passes with no server: the one due next, by the last look before the kill.
+	if before.NextTick == nil {
+		t.Fatalf("relocation %+v has no next tick", before)
+	}
+	for time.Now().Before(before.NextTick.Add(200 * time.Millisecond)) {
+		time.Sleep(100 * time.Millisecond)
+	}
 	r, second := startServerProc(t, bin, dataDir, args...)
 	restarted := r.waitRelocation(rel.ID, 2*time.Minute, "ready with 2 windows run after the restart", func(v RelocationOut) bool {
 		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] >= countOutcomes(before.Windows)["ran"]+2

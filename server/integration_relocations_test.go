@@ -237,9 +237,26 @@ func TestServerRelocation(t *testing.T) {
 	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/pause", nil); a.status != http.StatusConflict {
 		t.Errorf("pause again: %d %s; want 409", a.status, a.body)
 	}
-	time.Sleep(7 * time.Second) // two ticks of */3
-	if again := r.waitRelocation(rel.ID, time.Second, "paused", func(RelocationOut) bool { return true }); len(again.Windows) != len(paused.Windows) {
-		t.Errorf("windows made while paused: %d, then %d", len(paused.Windows), len(again.Windows))
+	// The tick due next would start a window: once it is due the server looks at the
+	// relocation every 50 ms (at most every poll, 500 ms). Watch for a window from the pause
+	// until that tick (or now, if it was due already) and a further tick of */3 have come,
+	// several looks each.
+	if paused.NextTick == nil {
+		t.Fatalf("paused relocation %+v has no next tick: nothing shows whether a tick starts a window", paused)
+	}
+	due := *paused.NextTick
+	if now := time.Now(); due.Before(now) {
+		due = now
+	}
+	for quiet := due.Add(3*time.Second + 4*500*time.Millisecond); ; {
+		again := r.waitRelocation(rel.ID, time.Second, "paused", func(RelocationOut) bool { return true })
+		if len(again.Windows) != len(paused.Windows) {
+			t.Fatalf("windows made while paused: %d, then %d", len(paused.Windows), len(again.Windows))
+		}
+		if time.Now().After(quiet) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/resume", nil); a.status != http.StatusOK {
 		t.Fatalf("resume: %d %s", a.status, a.body)
