@@ -8,7 +8,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
-	"rangecopy/retry"
 )
 
 // GetMany reads many rows of table with one Multi call per region server,
@@ -18,35 +17,9 @@ import (
 // results are empty).
 func (c *Client) GetMany(ctx context.Context, table string, gets []Get) ([]Result, error) {
 	results := make([]Result, len(gets))
-	todo := make([]int, len(gets))
-	for i := range todo {
-		todo[i] = i
-	}
-	failed := map[int]error{}
-	for attempt := 0; len(todo) > 0; attempt++ {
-		if attempt > 0 {
-			if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(attempt-1)); err != nil {
-				for _, i := range todo {
-					failed[i] = err
-				}
-				break
-			}
-		}
-		errs := c.getManyOnce(ctx, table, gets, todo, results)
-		var retry []int
-		for _, i := range todo {
-			err, ok := errs[i]
-			if !ok {
-				delete(failed, i)
-				continue
-			}
-			failed[i] = err
-			if Classify(err) != ActionGiveUp && attempt+1 < c.cfg.MaxAttempts {
-				retry = append(retry, i)
-			}
-		}
-		todo = retry
-	}
+	failed := c.retryBatch(ctx, len(gets), func(todo []int) map[int]error {
+		return c.getManyOnce(ctx, table, gets, todo, results)
+	})
 	if len(failed) > 0 {
 		return results, &BatchError{Table: table, Errors: failed}
 	}
@@ -108,11 +81,7 @@ func (c *Client) getManyOnce(ctx context.Context, table string, gets []Get, todo
 					continue
 				}
 				if ex := rars[n].GetException(); ex != nil {
-					re := newRemoteErrorFromPair(ex)
-					re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-					if Classify(re) == ActionRelocate {
-						c.invalidate(g.region, re)
-					}
+					re := c.multiError(ex, server, g.region)
 					for _, i := range g.idx {
 						errs[i] = re
 					}
@@ -127,12 +96,7 @@ func (c *Client) getManyOnce(ctx context.Context, table string, gets []Get, todo
 					}
 					answered[i] = true
 					if ex := roe.GetException(); ex != nil {
-						re := newRemoteErrorFromPair(ex)
-						re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-						if Classify(re) == ActionRelocate {
-							c.invalidate(g.region, re)
-						}
-						errs[i] = re
+						errs[i] = c.multiError(ex, server, g.region)
 						continue
 					}
 					// Cells of all results follow each other in the cell

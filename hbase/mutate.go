@@ -206,35 +206,9 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 			return fmt.Errorf("batch on %s: mutation #%d: %w", table, i, err)
 		}
 	}
-	todo := make([]int, len(muts))
-	for i := range todo {
-		todo[i] = i
-	}
-	failed := map[int]error{}
-	for attempt := 0; len(todo) > 0; attempt++ {
-		if attempt > 0 {
-			if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(attempt-1)); err != nil {
-				for _, i := range todo {
-					failed[i] = err
-				}
-				break
-			}
-		}
-		errs := c.applyOnce(ctx, table, muts, todo)
-		var retry []int
-		for _, i := range todo {
-			err, ok := errs[i]
-			if !ok {
-				delete(failed, i)
-				continue
-			}
-			failed[i] = err
-			if Classify(err) != ActionGiveUp && attempt+1 < c.cfg.MaxAttempts {
-				retry = append(retry, i)
-			}
-		}
-		todo = retry
-	}
+	failed := c.retryBatch(ctx, len(muts), func(todo []int) map[int]error {
+		return c.applyOnce(ctx, table, muts, todo)
+	})
 	if len(failed) > 0 {
 		return &BatchError{Table: table, Errors: failed}
 	}
@@ -296,11 +270,7 @@ func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, 
 				}
 				rar := results[n]
 				if ex := rar.GetException(); ex != nil {
-					re := newRemoteErrorFromPair(ex)
-					re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-					if Classify(re) == ActionRelocate {
-						c.invalidate(g.region, re)
-					}
+					re := c.multiError(ex, server, g.region)
 					for _, i := range g.idx {
 						errs[i] = re
 					}
@@ -308,12 +278,7 @@ func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, 
 				}
 				for _, roe := range rar.GetResultOrException() {
 					if ex := roe.GetException(); ex != nil {
-						re := newRemoteErrorFromPair(ex)
-						re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-						if Classify(re) == ActionRelocate {
-							c.invalidate(g.region, re)
-						}
-						errs[int(roe.GetIndex())] = re
+						errs[int(roe.GetIndex())] = c.multiError(ex, server, g.region)
 					}
 				}
 			}
@@ -321,6 +286,55 @@ func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, 
 	}
 	wg.Wait()
 	return errs
+}
+
+// retryBatch runs once over the indexes 0..n-1 and again over the ones that
+// failed with a retriable error, after a backoff, until none is left or the
+// attempts run out. It returns the last error of each index that never
+// succeeded.
+func (c *Client) retryBatch(ctx context.Context, n int, once func(todo []int) map[int]error) map[int]error {
+	todo := make([]int, n)
+	for i := range todo {
+		todo[i] = i
+	}
+	failed := map[int]error{}
+	for attempt := 0; len(todo) > 0; attempt++ {
+		if attempt > 0 {
+			if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(attempt-1)); err != nil {
+				for _, i := range todo {
+					failed[i] = err
+				}
+				break
+			}
+		}
+		errs := once(todo)
+		var again []int
+		for _, i := range todo {
+			err, ok := errs[i]
+			if !ok {
+				delete(failed, i)
+				continue
+			}
+			failed[i] = err
+			if Classify(err) != ActionGiveUp && attempt+1 < c.cfg.MaxAttempts {
+				again = append(again, i)
+			}
+		}
+		todo = again
+	}
+	return failed
+}
+
+// multiError is the exception a Multi call reports for a region or one of
+// its actions, as a *RemoteError that names server and region. A region
+// that moved is dropped from the location cache.
+func (c *Client) multiError(ex *pb.NameBytesPair, server ServerName, region *Region) *RemoteError {
+	re := newRemoteErrorFromPair(ex)
+	re.Server, re.Region, re.Method = server, region.String(), "Multi"
+	if Classify(re) == ActionRelocate {
+		c.invalidate(region, re)
+	}
+	return re
 }
 
 // regionGroup is the actions of one batch bound for one region, by index.
