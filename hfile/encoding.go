@@ -276,6 +276,20 @@ func (d *deltaDecoder) endKey(k, kl int) error {
 	return nil
 }
 
+// endCell ends a cell whose key was rebuilt at k: it checks the key,
+// records it as the previous one and copies the value from the input.
+func (d *deltaDecoder) endCell(k, kl, vl int) error {
+	if d.src.err != nil {
+		return nil
+	}
+	if err := d.endKey(k, kl); err != nil {
+		return err
+	}
+	d.pv, d.pvl = len(d.dst), vl
+	d.dst = append(d.dst, d.src.bytes(vl)...)
+	return nil
+}
+
 func (d *deltaDecoder) checkLens(kl, vl int) error {
 	if kl < keyInfrastructure || vl < 0 || kl > maxBlockSize || vl > maxBlockSize {
 		return formatError("encoded cell key length %d value length %d", kl, vl)
@@ -308,15 +322,7 @@ func (d *deltaDecoder) prefixCell() error {
 	k := d.beginCell(kl, vl)
 	d.dst = append(d.dst, d.dst[d.pk:d.pk+common]...)
 	d.dst = append(d.dst, d.src.bytes(rest)...)
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.endKey(k, kl); err != nil {
-		return err
-	}
-	d.pv, d.pvl = len(d.dst), vl
-	d.dst = append(d.dst, d.src.bytes(vl)...)
-	return nil
+	return d.endCell(k, kl, vl)
 }
 
 // Flag bits.
@@ -364,17 +370,36 @@ func (d *deltaDecoder) copyRow(k, common int) (int, bool) {
 	return rl, d.src.err == nil
 }
 
+// cellLens reads the key length, value length and common prefix length of a
+// DIFF or FAST_DIFF cell; a length whose "same" bit is set in flag is the
+// previous cell's (the first cell has them all).
+func (d *deltaDecoder) cellLens(flag, sameKeyLen, sameValueLen byte) (kl, vl, common int) {
+	kl, vl = d.pkl, d.pvl
+	if d.first || flag&sameKeyLen == 0 {
+		kl = d.src.uvarint32()
+	}
+	if d.first || flag&sameValueLen == 0 {
+		vl = d.src.uvarint32()
+	}
+	return kl, vl, d.src.uvarint32()
+}
+
+// appendQualifier copies the qualifier of a key from the input when its
+// common prefix with the previous key covers row and family: the key less
+// that prefix, the timestamp and the type. enc names the encoding in errors.
+func (d *deltaDecoder) appendQualifier(kl, common int, enc string) error {
+	qual := kl - common - tsTypeSize
+	if qual < 0 {
+		return formatError("%s key length %d shorter than common prefix %d", enc, kl, common)
+	}
+	d.dst = append(d.dst, d.src.bytes(qual)...)
+	return nil
+}
+
 // fastDiffCell decodes one FAST_DIFF cell.
 func (d *deltaDecoder) fastDiffCell() error {
 	flag := d.src.u8()
-	kl, vl := d.pkl, d.pvl
-	if d.first || flag&fastSameKeyLen == 0 {
-		kl = d.src.uvarint32()
-	}
-	if d.first || flag&fastSameValueLen == 0 {
-		vl = d.src.uvarint32()
-	}
-	common := d.src.uvarint32()
+	kl, vl, common := d.cellLens(flag, fastSameKeyLen, fastSameValueLen)
 	if d.src.err != nil {
 		return nil
 	}
@@ -387,16 +412,7 @@ func (d *deltaDecoder) fastDiffCell() error {
 		}
 		k := d.beginCell(kl, vl)
 		d.dst = append(d.dst, d.src.bytes(kl)...)
-		if d.src.err != nil {
-			return nil
-		}
-		if err := d.endKey(k, kl); err != nil {
-			return err
-		}
-		d.pv = len(d.dst)
-		d.pvl = vl
-		d.dst = append(d.dst, d.src.bytes(vl)...)
-		return nil
+		return d.endCell(k, kl, vl)
 	}
 	prevRow := d.prevRowLen()
 	if common > d.pkl-tsTypeSize {
@@ -418,12 +434,8 @@ func (d *deltaDecoder) fastDiffCell() error {
 			return formatError("FAST_DIFF key length %d too short for row %d and family %d", kl, rl, fl)
 		}
 		d.dst = append(d.dst, d.src.bytes(qual)...)
-	} else {
-		qual := kl - common - tsTypeSize
-		if qual < 0 {
-			return formatError("FAST_DIFF key length %d shorter than common prefix %d", kl, common)
-		}
-		d.dst = append(d.dst, d.src.bytes(qual)...)
+	} else if err := d.appendQualifier(kl, common, "FAST_DIFF"); err != nil {
+		return err
 	}
 	// timestamp: shared leading bytes from the previous timestamp
 	tp := int(flag & fastTSPrefixMask)
@@ -466,14 +478,7 @@ func (d *deltaDecoder) diffCell() error {
 		d.family = append(append(d.family[:0], byte(fl)), fam...)
 	}
 	flag := d.src.u8()
-	kl, vl := d.pkl, d.pvl
-	if d.first || flag&diffSameKeyLen == 0 {
-		kl = d.src.uvarint32()
-	}
-	if d.first || flag&diffSameValueLen == 0 {
-		vl = d.src.uvarint32()
-	}
-	common := d.src.uvarint32()
+	kl, vl, common := d.cellLens(flag, diffSameKeyLen, diffSameValueLen)
 	if d.src.err != nil {
 		return nil
 	}
@@ -500,12 +505,8 @@ func (d *deltaDecoder) diffCell() error {
 			return formatError("DIFF key length %d too short for row %d", kl, rl)
 		}
 		d.dst = append(d.dst, d.src.bytes(qual)...)
-	} else {
-		qual := kl - common - tsTypeSize
-		if qual < 0 {
-			return formatError("DIFF key length %d shorter than common prefix %d", kl, common)
-		}
-		d.dst = append(d.dst, d.src.bytes(qual)...)
+	} else if err := d.appendQualifier(kl, common, "DIFF"); err != nil {
+		return err
 	}
 	n := int((flag&diffTSLenMask)>>4) + 1
 	tb := d.src.bytes(n)
@@ -526,15 +527,7 @@ func (d *deltaDecoder) diffCell() error {
 	} else {
 		d.dst = append(d.dst, d.src.u8())
 	}
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.endKey(k, kl); err != nil {
-		return err
-	}
-	d.pv, d.pvl = len(d.dst), vl
-	d.dst = append(d.dst, d.src.bytes(vl)...)
-	return nil
+	return d.endCell(k, kl, vl)
 }
 
 // decodeRowIndex extracts the cells of a ROW_INDEX_V1 payload: cells in NONE
