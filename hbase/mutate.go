@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -217,74 +218,89 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 
 // applyOnce sends the mutations todo once and returns the errors by index.
 func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, todo []int) map[int]error {
+	return c.multiPerServer(ctx, table, todo, func(i int) []byte { return muts[i].Row }, func(server ServerName, gs []*regionGroup) map[int]error {
+		return c.multiApply(ctx, server, gs, muts)
+	})
+}
+
+// multiApply sends the mutations of the groups gs to server in one Multi
+// call and returns their errors by index.
+func (c *Client) multiApply(ctx context.Context, server ServerName, gs []*regionGroup, muts []*Mutation) map[int]error {
 	errs := map[int]error{}
-	byServer, servers := c.groupByServer(ctx, table, todo, func(i int) []byte { return muts[i].Row }, errs)
+	req := &pb.MultiRequest{}
+	var cb []byte
+	for _, g := range gs {
+		ra := &pb.RegionAction{Region: g.region.specifier()}
+		for _, i := range g.idx {
+			mp, ncb, err := muts[i].proto(cb)
+			if err != nil {
+				return failGroups(errs, gs, err)
+			}
+			cb = ncb
+			ra.Action = append(ra.Action, &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: mp})
+		}
+		req.RegionAction = append(req.RegionAction, ra)
+	}
+	var resp pb.MultiResponse
+	if _, err := c.rpc(ctx, server, ClientService, "Multi", req, cb, &resp); err != nil {
+		for _, g := range gs {
+			c.invalidate(g.region, err)
+		}
+		return failGroups(errs, gs, fmt.Errorf("multi on %s: %w", server.Addr(), err))
+	}
+	results := resp.GetRegionActionResult()
+	for n, g := range gs {
+		if n >= len(results) {
+			for _, i := range g.idx {
+				errs[i] = fmt.Errorf("multi on %s: %w: no result for region %s", server.Addr(), ErrProtocol, g.region)
+			}
+			continue
+		}
+		rar := results[n]
+		if ex := rar.GetException(); ex != nil {
+			re := c.multiError(ex, server, g.region)
+			for _, i := range g.idx {
+				errs[i] = re
+			}
+			continue
+		}
+		for _, roe := range rar.GetResultOrException() {
+			if ex := roe.GetException(); ex != nil {
+				errs[int(roe.GetIndex())] = c.multiError(ex, server, g.region)
+			}
+		}
+	}
+	return errs
+}
+
+// multiPerServer groups the indexes todo by region and the regions by server
+// (row gives the row of an index) and calls multi for each server, all at
+// once. It returns the errors by index: those of locating the rows and those
+// multi returns.
+func (c *Client) multiPerServer(ctx context.Context, table string, todo []int, row func(int) []byte, multi func(server ServerName, gs []*regionGroup) map[int]error) map[int]error {
+	errs := map[int]error{}
+	byServer, servers := c.groupByServer(ctx, table, todo, row, errs)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for addr, gs := range byServer {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			server := servers[addr]
-			req := &pb.MultiRequest{}
-			var cb []byte
-			setAll := func(err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, g := range gs {
-					for _, i := range g.idx {
-						errs[i] = err
-					}
-				}
-			}
-			for _, g := range gs {
-				ra := &pb.RegionAction{Region: g.region.specifier()}
-				for _, i := range g.idx {
-					mp, ncb, err := muts[i].proto(cb)
-					if err != nil {
-						setAll(err)
-						return
-					}
-					cb = ncb
-					ra.Action = append(ra.Action, &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: mp})
-				}
-				req.RegionAction = append(req.RegionAction, ra)
-			}
-			var resp pb.MultiResponse
-			if _, err := c.rpc(ctx, server, ClientService, "Multi", req, cb, &resp); err != nil {
-				for _, g := range gs {
-					c.invalidate(g.region, err)
-				}
-				setAll(fmt.Errorf("multi on %s: %w", server.Addr(), err))
-				return
-			}
+		wg.Go(func() {
+			e := multi(servers[addr], gs)
 			mu.Lock()
 			defer mu.Unlock()
-			results := resp.GetRegionActionResult()
-			for n, g := range gs {
-				if n >= len(results) {
-					for _, i := range g.idx {
-						errs[i] = fmt.Errorf("multi on %s: %w: no result for region %s", server.Addr(), ErrProtocol, g.region)
-					}
-					continue
-				}
-				rar := results[n]
-				if ex := rar.GetException(); ex != nil {
-					re := c.multiError(ex, server, g.region)
-					for _, i := range g.idx {
-						errs[i] = re
-					}
-					continue
-				}
-				for _, roe := range rar.GetResultOrException() {
-					if ex := roe.GetException(); ex != nil {
-						errs[int(roe.GetIndex())] = c.multiError(ex, server, g.region)
-					}
-				}
-			}
-		}()
+			maps.Copy(errs, e)
+		})
 	}
 	wg.Wait()
+	return errs
+}
+
+// failGroups sets err as the error of every index of gs and returns errs.
+func failGroups(errs map[int]error, gs []*regionGroup, err error) map[int]error {
+	for _, g := range gs {
+		for _, i := range g.idx {
+			errs[i] = err
+		}
+	}
 	return errs
 }
 
