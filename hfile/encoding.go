@@ -38,7 +38,9 @@ func (e Encoding) String() string {
 	return "Encoding(" + strconv.Itoa(int(e)) + ")"
 }
 
-func encodingByName(s string) (Encoding, bool) {
+// ParseEncoding returns the encoding HBase names s (as in
+// DATA_BLOCK_ENCODING), if this package reads and writes it.
+func ParseEncoding(s string) (Encoding, bool) {
 	for _, e := range []Encoding{EncodingNone, EncodingPrefix, EncodingDiff, EncodingFastDiff, EncodingRowIndexV1} {
 		if e.String() == s {
 			return e, true
