@@ -12,7 +12,9 @@ package catalog
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -192,4 +194,12 @@ func (q quietLogger) Trace(ctx context.Context, begin time.Time, fc func() (stri
 		err = nil
 	}
 	q.Interface.Trace(ctx, begin, fc, err)
+}
+
+// newID returns prefix and 16 random hex digits: the id of a new relocation ("rel_") or
+// verification ("ver_").
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
 }

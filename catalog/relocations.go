@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -109,9 +107,7 @@ func (RelocationWindow) TableName() string { return "relocation_windows" }
 
 // NewRelocationID returns a new relocation id.
 func NewRelocationID() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return "rel_" + hex.EncodeToString(b)
+	return newID("rel_")
 }
 
 // checkRelocation normalizes a relocation for storing.
@@ -205,13 +201,9 @@ func (c *Catalog) CreateRelocation(ctx context.Context, r Relocation, check func
 
 // GetRelocation returns the relocation of that id, or ErrNotFound.
 func (c *Catalog) GetRelocation(ctx context.Context, id string) (Relocation, error) {
-	var r Relocation
-	err := c.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Relocation{}, fmt.Errorf("catalog: relocation %q: %w", id, ErrNotFound)
-	}
+	r, err := take[Relocation](c.db.WithContext(ctx), "relocation", "id", id)
 	if err != nil {
-		return Relocation{}, fmt.Errorf("catalog: get relocation %q: %w", id, err)
+		return Relocation{}, fmt.Errorf("catalog: %w", err)
 	}
 	return normRelocation(r), nil
 }
@@ -290,13 +282,9 @@ func (c *Catalog) UpdateRelocation(ctx context.Context, id string, fn func(r *Re
 	var fnErr error
 	err := c.write(ctx, nil, func(tx *gorm.DB) error {
 		fnErr = nil
-		var r Relocation
-		err := c.lock(tx).Where("id = ?", id).Take(&r).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("relocation %q: %w", id, ErrNotFound)
-		}
+		r, err := take[Relocation](c.lock(tx), "relocation", "id", id)
 		if err != nil {
-			return fmt.Errorf("read relocation %q: %w", id, err)
+			return err
 		}
 		r = normRelocation(r)
 		if err := fn(&r, RelocationTx{c: c, tx: tx, id: id}); err != nil {
@@ -328,13 +316,9 @@ func (c *Catalog) UpdateRelocation(ctx context.Context, id string, fn func(r *Re
 func (c *Catalog) ReadRelocation(ctx context.Context, id string, fn func(r Relocation, tx RelocationTx) error) error {
 	var fnErr error
 	err := c.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var r Relocation
-		err := tx.Where("id = ?", id).Take(&r).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("relocation %q: %w", id, ErrNotFound)
-		}
+		r, err := take[Relocation](tx, "relocation", "id", id)
 		if err != nil {
-			return fmt.Errorf("read relocation %q: %w", id, err)
+			return err
 		}
 		fnErr = fn(normRelocation(r), RelocationTx{c: c, tx: tx, id: id})
 		return fnErr
@@ -379,11 +363,7 @@ func (c *Catalog) RelocationWindows(ctx context.Context, id string) ([]Relocatio
 // has not ended.
 func (c *Catalog) DeleteRelocation(ctx context.Context, id string) error {
 	err := c.write(ctx, nil, func(tx *gorm.DB) error {
-		var r Relocation
-		err := c.lock(tx).Where("id = ?", id).Take(&r).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("relocation %q: %w", id, ErrNotFound)
-		}
+		r, err := take[Relocation](c.lock(tx), "relocation", "id", id)
 		if err != nil {
 			return err
 		}

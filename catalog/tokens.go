@@ -78,13 +78,9 @@ func (c *Catalog) ListTokens(ctx context.Context) ([]Token, error) {
 
 // GetToken returns the token of that id, or ErrNotFound.
 func (c *Catalog) GetToken(ctx context.Context, id string) (Token, error) {
-	var t Token
-	err := c.db.WithContext(ctx).Where("id = ?", id).Take(&t).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Token{}, fmt.Errorf("catalog: token %q: %w", id, ErrNotFound)
-	}
+	t, err := take[Token](c.db.WithContext(ctx), "token", "id", id)
 	if err != nil {
-		return Token{}, fmt.Errorf("catalog: get token %q: %w", id, err)
+		return Token{}, fmt.Errorf("catalog: %w", err)
 	}
 	return normToken(t), nil
 }
