@@ -61,21 +61,12 @@ func (c *Client) multiGet(ctx context.Context, server ServerName, gs []*regionGr
 	}
 	rars := resp.GetRegionActionResult()
 	for n, g := range gs {
-		if n >= len(rars) {
-			for _, i := range g.idx {
-				errs[i] = fmt.Errorf("multi get on %s: %w: no result for region %s", server.Addr(), ErrProtocol, g.region)
-			}
-			continue
-		}
-		if ex := rars[n].GetException(); ex != nil {
-			re := c.multiError(ex, server, g.region)
-			for _, i := range g.idx {
-				errs[i] = re
-			}
+		rar := c.regionResult(errs, rars, n, g, server, "multi get")
+		if rar == nil {
 			continue
 		}
 		answered := map[int]bool{}
-		for _, roe := range rars[n].GetResultOrException() {
+		for _, roe := range rar.GetResultOrException() {
 			i := int(roe.GetIndex())
 			if !want[i] {
 				return failGroups(errs, gs, fmt.Errorf("multi get on %s: %w: result for unknown action %d", server.Addr(), ErrProtocol, i))

@@ -248,20 +248,10 @@ func (c *Client) multiApply(ctx context.Context, server ServerName, gs []*region
 		}
 		return failGroups(errs, gs, fmt.Errorf("multi on %s: %w", server.Addr(), err))
 	}
-	results := resp.GetRegionActionResult()
+	rars := resp.GetRegionActionResult()
 	for n, g := range gs {
-		if n >= len(results) {
-			for _, i := range g.idx {
-				errs[i] = fmt.Errorf("multi on %s: %w: no result for region %s", server.Addr(), ErrProtocol, g.region)
-			}
-			continue
-		}
-		rar := results[n]
-		if ex := rar.GetException(); ex != nil {
-			re := c.multiError(ex, server, g.region)
-			for _, i := range g.idx {
-				errs[i] = re
-			}
+		rar := c.regionResult(errs, rars, n, g, server, "multi")
+		if rar == nil {
 			continue
 		}
 		for _, roe := range rar.GetResultOrException() {
@@ -339,6 +329,25 @@ func (c *Client) retryBatch(ctx context.Context, n int, once func(todo []int) ma
 		todo = again
 	}
 	return failed
+}
+
+// regionResult returns the result of the n-th region of a Multi call (op
+// names the call in errors), or nil when there is none or the region failed
+// as a whole: then every index of g has its error in errs.
+func (c *Client) regionResult(errs map[int]error, rars []*pb.RegionActionResult, n int, g *regionGroup, server ServerName, op string) *pb.RegionActionResult {
+	var err error
+	switch {
+	case n >= len(rars):
+		err = fmt.Errorf("%s on %s: %w: no result for region %s", op, server.Addr(), ErrProtocol, g.region)
+	case rars[n].GetException() != nil:
+		err = c.multiError(rars[n].GetException(), server, g.region)
+	default:
+		return rars[n]
+	}
+	for _, i := range g.idx {
+		errs[i] = err
+	}
+	return nil
 }
 
 // multiError is the exception a Multi call reports for a region or one of
