@@ -130,21 +130,16 @@ func (c *Catalog) ListVerifications(ctx context.Context, f VerificationFilter) (
 		at := microsTime(cur.micros)
 		q = q.Where("(created_at < ? OR (created_at = ? AND id < ?))", at, at, cur.key)
 	}
-	var vs []Verification
-	if err := q.Order("created_at DESC, id DESC").Limit(limit + 1).Find(&vs).Error; err != nil {
+	vs, next, err := fetchPage(q.Order("created_at DESC, id DESC"), limit, func(last Verification) cursor {
+		return cursor{kind: cursorVerifications, micros: last.CreatedAt.UnixMicro(), key: last.ID}
+	})
+	if err != nil {
 		return VerificationPage{}, fmt.Errorf("catalog: list verifications: %w", err)
-	}
-	var page VerificationPage
-	if len(vs) > limit {
-		vs = vs[:limit]
-		last := vs[limit-1]
-		page.Next = cursor{kind: cursorVerifications, micros: last.CreatedAt.UnixMicro(), key: last.ID}.encode()
 	}
 	for i := range vs {
 		vs[i] = normVerification(vs[i])
 	}
-	page.Verifications = vs
-	return page, nil
+	return VerificationPage{Verifications: vs, Next: next}, nil
 }
 
 // HeartbeatVerification records that the verification's runner still runs it; ErrNotFound
