@@ -372,10 +372,11 @@ func (d *deltaDecoder) copyRow(k, common int) (int, bool) {
 	return rl, d.src.err == nil
 }
 
-// cellLens reads the key length, value length and common prefix length of a
-// DIFF or FAST_DIFF cell; a length whose "same" bit is set in flag is the
-// previous cell's (the first cell has them all).
-func (d *deltaDecoder) cellLens(flag, sameKeyLen, sameValueLen byte) (kl, vl, common int) {
+// cellLens reads and checks the key length, value length and common prefix
+// length of a DIFF or FAST_DIFF cell; a length whose "same" bit is set in
+// flag is the previous cell's (the first cell has them all). When the input
+// ends short, the error is left in d.src.
+func (d *deltaDecoder) cellLens(flag, sameKeyLen, sameValueLen byte) (kl, vl, common int, err error) {
 	kl, vl = d.pkl, d.pvl
 	if d.first || flag&sameKeyLen == 0 {
 		kl = d.src.uvarint32()
@@ -383,7 +384,11 @@ func (d *deltaDecoder) cellLens(flag, sameKeyLen, sameValueLen byte) (kl, vl, co
 	if d.first || flag&sameValueLen == 0 {
 		vl = d.src.uvarint32()
 	}
-	return kl, vl, d.src.uvarint32()
+	common = d.src.uvarint32()
+	if d.src.err != nil {
+		return 0, 0, 0, nil
+	}
+	return kl, vl, common, d.checkLens(kl, vl)
 }
 
 // appendQualifier copies the qualifier of a key from the input when its
@@ -401,12 +406,9 @@ func (d *deltaDecoder) appendQualifier(kl, common int, enc string) error {
 // fastDiffCell decodes one FAST_DIFF cell.
 func (d *deltaDecoder) fastDiffCell() error {
 	flag := d.src.u8()
-	kl, vl, common := d.cellLens(flag, fastSameKeyLen, fastSameValueLen)
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.checkLens(kl, vl); err != nil {
-		return err
+	kl, vl, common, err := d.cellLens(flag, fastSameKeyLen, fastSameValueLen)
+	if err != nil || d.src.err != nil {
+		return err // a short input's error is d.src's
 	}
 	if d.first {
 		if common != 0 {
@@ -480,12 +482,9 @@ func (d *deltaDecoder) diffCell() error {
 		d.family = append(append(d.family[:0], byte(fl)), fam...)
 	}
 	flag := d.src.u8()
-	kl, vl, common := d.cellLens(flag, diffSameKeyLen, diffSameValueLen)
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.checkLens(kl, vl); err != nil {
-		return err
+	kl, vl, common, err := d.cellLens(flag, diffSameKeyLen, diffSameValueLen)
+	if err != nil || d.src.err != nil {
+		return err // a short input's error is d.src's
 	}
 	if (d.first && common != 0) || (!d.first && common > d.pkl-tsTypeSize) {
 		return formatError("DIFF common prefix %d longer than previous key %d", common, d.pkl)
