@@ -176,6 +176,15 @@ func (c *Catalog) Close() error { return c.sqlDB.Close() }
 // stamp is the form every stored time takes: UTC, microseconds.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
+// optTime applies f (stamp, or time.Time.UTC) to an optional time; nil stays nil.
+func optTime(t *time.Time, f func(time.Time) time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := f(*t)
+	return &u
+}
+
 // stampNow is the catalog clock's now, stamped.
 func (c *Catalog) stampNow() time.Time { return stamp(c.now()) }
 

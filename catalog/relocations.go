@@ -131,14 +131,8 @@ func checkRelocation(r Relocation) (Relocation, error) {
 	if r.Families == nil {
 		r.Families = []string{}
 	}
-	if r.NextTick != nil {
-		t := stamp(*r.NextTick)
-		r.NextTick = &t
-	}
-	if r.FinishedAt != nil {
-		t := stamp(*r.FinishedAt)
-		r.FinishedAt = &t
-	}
+	r.NextTick = optTime(r.NextTick, stamp)
+	r.FinishedAt = optTime(r.FinishedAt, stamp)
 	return r, nil
 }
 
@@ -250,10 +244,7 @@ func (t RelocationTx) Window(seq int) (RelocationWindow, error) {
 func (t RelocationTx) PutWindow(w RelocationWindow) error {
 	w.RelocationID = t.id
 	w.StartedAt = stamp(w.StartedAt)
-	if w.FinishedAt != nil {
-		f := stamp(*w.FinishedAt)
-		w.FinishedAt = &f
-	}
+	w.FinishedAt = optTime(w.FinishedAt, stamp)
 	if w.JobIDs == nil {
 		w.JobIDs = []string{}
 	}
@@ -383,14 +374,8 @@ func (c *Catalog) DeleteRelocation(ctx context.Context, id string) error {
 
 func normRelocation(r Relocation) Relocation {
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
-	if r.NextTick != nil {
-		t := r.NextTick.UTC()
-		r.NextTick = &t
-	}
-	if r.FinishedAt != nil {
-		t := r.FinishedAt.UTC()
-		r.FinishedAt = &t
-	}
+	r.NextTick = optTime(r.NextTick, time.Time.UTC)
+	r.FinishedAt = optTime(r.FinishedAt, time.Time.UTC)
 	if len(r.Families) == 0 {
 		r.Families = nil
 	}
@@ -399,10 +384,7 @@ func normRelocation(r Relocation) Relocation {
 
 func normWindow(w RelocationWindow) RelocationWindow {
 	w.StartedAt = w.StartedAt.UTC()
-	if w.FinishedAt != nil {
-		t := w.FinishedAt.UTC()
-		w.FinishedAt = &t
-	}
+	w.FinishedAt = optTime(w.FinishedAt, time.Time.UTC)
 	if len(w.JobIDs) == 0 {
 		w.JobIDs = nil
 	}

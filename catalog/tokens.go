@@ -139,13 +139,7 @@ func (c *Catalog) Authenticate(ctx context.Context, secret string) (Token, error
 // normToken puts times read back in UTC.
 func normToken(t Token) Token {
 	t.CreatedAt = t.CreatedAt.UTC()
-	if t.LastUsedAt != nil {
-		u := t.LastUsedAt.UTC()
-		t.LastUsedAt = &u
-	}
-	if t.RevokedAt != nil {
-		u := t.RevokedAt.UTC()
-		t.RevokedAt = &u
-	}
+	t.LastUsedAt = optTime(t.LastUsedAt, time.Time.UTC)
+	t.RevokedAt = optTime(t.RevokedAt, time.Time.UTC)
 	return t
 }

@@ -245,9 +245,6 @@ func (c *Catalog) AdoptVerifications(ctx context.Context, runner string, own boo
 
 func normVerification(v Verification) Verification {
 	v.CreatedAt, v.HeartbeatAt = v.CreatedAt.UTC(), v.HeartbeatAt.UTC()
-	if v.FinishedAt != nil {
-		t := v.FinishedAt.UTC()
-		v.FinishedAt = &t
-	}
+	v.FinishedAt = optTime(v.FinishedAt, time.Time.UTC)
 	return v
 }
