@@ -49,12 +49,9 @@ func (c *Catalog) GetCluster(ctx context.Context, name string) (Cluster, error) 
 
 // ListClusters returns every cluster, by name.
 func (c *Catalog) ListClusters(ctx context.Context) ([]Cluster, error) {
-	var cls []Cluster
-	if err := c.db.WithContext(ctx).Order("name").Find(&cls).Error; err != nil {
+	cls, err := find(c.db.WithContext(ctx).Order("name"), normCluster)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: list clusters: %w", err)
-	}
-	for i := range cls {
-		cls[i] = normCluster(cls[i])
 	}
 	return cls, nil
 }

@@ -209,12 +209,9 @@ func (c *Catalog) ListRelocations(ctx context.Context, open bool) ([]Relocation,
 	if open {
 		q = q.Where("finished_at IS NULL")
 	}
-	var rs []Relocation
-	if err := q.Find(&rs).Error; err != nil {
+	rs, err := find(q, normRelocation)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: list relocations: %w", err)
-	}
-	for i := range rs {
-		rs[i] = normRelocation(rs[i])
 	}
 	return rs, nil
 }
@@ -335,17 +332,14 @@ func (c *Catalog) RelocationWindow(ctx context.Context, id string, seq int) (Rel
 // RelocationWindows returns the windows of a relocation, by seq, or ErrNotFound when there
 // is no such relocation.
 func (c *Catalog) RelocationWindows(ctx context.Context, id string) ([]RelocationWindow, error) {
-	var ws []RelocationWindow
-	if err := c.db.WithContext(ctx).Where("relocation_id = ?", id).Order("seq").Find(&ws).Error; err != nil {
+	ws, err := find(c.db.WithContext(ctx).Where("relocation_id = ?", id).Order("seq"), normWindow)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: windows of relocation %q: %w", id, err)
 	}
 	if len(ws) == 0 {
 		if _, err := c.GetRelocation(ctx, id); err != nil {
 			return nil, err
 		}
-	}
-	for i := range ws {
-		ws[i] = normWindow(ws[i])
 	}
 	return ws, nil
 }

@@ -66,12 +66,9 @@ func (c *Catalog) CreateToken(ctx context.Context, name string, role Role) (Toke
 
 // ListTokens returns every token, revoked ones too, oldest first.
 func (c *Catalog) ListTokens(ctx context.Context) ([]Token, error) {
-	var ts []Token
-	if err := c.db.WithContext(ctx).Order("created_at, id").Find(&ts).Error; err != nil {
+	ts, err := find(c.db.WithContext(ctx).Order("created_at, id"), normToken)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: list tokens: %w", err)
-	}
-	for i := range ts {
-		ts[i] = normToken(ts[i])
 	}
 	return ts, nil
 }

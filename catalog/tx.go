@@ -72,3 +72,15 @@ func take[T any](q *gorm.DB, what, column, key string) (T, error) {
 	}
 	return row, nil
 }
+
+// find reads every row q selects, each put through norm.
+func find[T any](q *gorm.DB, norm func(T) T) ([]T, error) {
+	var rows []T
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		rows[i] = norm(rows[i])
+	}
+	return rows, nil
+}
