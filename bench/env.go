@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -251,6 +252,22 @@ func (e *Env) runChild(ctx context.Context, kind string, spec any, logName strin
 		return ChildResult{}, p, fmt.Errorf("child %s: decode result %q: %w", kind, p.Stdout, err)
 	}
 	return res, p, nil
+}
+
+// runJSON runs a rangecopy command that prints a --json report, its
+// standard error going to the log file logName, and decodes the report into
+// rep. The command's own failure wins over a report that does not decode.
+func (e *Env) runJSON(ctx context.Context, args []string, logName string, rep any) (Proc, error) {
+	logf, err := e.logFile(logName)
+	if err != nil {
+		return Proc{}, err
+	}
+	defer logf.Close()
+	p, err := RunProc(ctx, args, nil, nil, logf)
+	if jerr := json.Unmarshal(bytes.TrimSpace(p.Stdout), rep); jerr != nil && err == nil {
+		err = fmt.Errorf("decode the --json report %q: %w", p.Stdout, jerr)
+	}
+	return p, err
 }
 
 func (e *Env) logFile(name string) (*os.File, error) {

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -322,17 +321,9 @@ func (e *Env) rangecopy(ctx context.Context, t *Table, target string, m Method, 
 	if e.Profile {
 		args = append(args, "--cpuprofile", filepath.Join(e.LogDir, m.String()+".pprof"))
 	}
-	logf, err := e.logFile(m.String())
-	if err != nil {
-		return c, err
-	}
-	defer logf.Close()
-	p, err := RunProc(ctx, args, nil, nil, logf)
-	c.peakRSS, c.cpuSeconds = p.PeakRSS, p.CPUSeconds
 	var rep job.Report
-	if jerr := json.Unmarshal(bytes.TrimSpace(p.Stdout), &rep); jerr != nil && err == nil {
-		err = fmt.Errorf("rangecopy: decode the --json report %q: %w", p.Stdout, jerr)
-	}
+	p, err := e.runJSON(ctx, args, m.String(), &rep)
+	c.peakRSS, c.cpuSeconds = p.PeakRSS, p.CPUSeconds
 	c.bytes, c.filesPruned, c.copySeconds, c.inputBytes = rep.BytesRead, rep.FilesPruned, rep.Seconds(), rep.InputBytes
 	c.note = fmt.Sprintf("flags %q; job %.1f s, %d tasks, %d files loaded, %d retries", extra, rep.Seconds(), rep.Tasks, rep.FilesLoaded, rep.LoadRetries)
 	if rep.ProtectSource != "" {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -262,13 +263,7 @@ func (e *Env) serverIncremental(ctx context.Context, t *Table, target string) (c
 	if err != nil {
 		return c, err
 	}
-	var x serverExit
-	stopped := false
-	stop := func() {
-		if !stopped {
-			x, stopped = p.stop(), true
-		}
-	}
+	stop := sync.OnceValue(p.stop)
 	defer stop()
 	up := time.Since(t0)
 	if err := e.registerClusters(ctx, p); err != nil {
@@ -287,7 +282,7 @@ func (e *Env) serverIncremental(ctx context.Context, t *Table, target string) (c
 		StartTime: &ts, CreateTable: true}}
 	j, took, failedLooks, err := p.runJob(ctx, sub, 30*time.Minute)
 	c.wall = took.Seconds()
-	stop()
+	x := stop()
 	c.peakRSS, c.cpuSeconds = x.PeakRSS, x.CPUSeconds
 	var rep job.Report
 	if j.Report != nil {

@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,17 +38,9 @@ func (e *Env) verifyWhole(ctx context.Context, t *Table, target string, m Method
 	if m == VerifyReadAll {
 		args = append(args, "--read-all")
 	}
-	logf, err := e.logFile(m.String())
-	if err != nil {
-		return c, err
-	}
-	defer logf.Close()
-	p, err := RunProc(ctx, args, nil, nil, logf)
-	c.peakRSS, c.cpuSeconds = p.PeakRSS, p.CPUSeconds
 	var rep verify.Report
-	if jerr := json.Unmarshal(bytes.TrimSpace(p.Stdout), &rep); jerr != nil && err == nil {
-		err = fmt.Errorf("decode the --json report %q: %w", p.Stdout, jerr)
-	}
+	p, err := e.runJSON(ctx, args, m.String(), &rep)
+	c.peakRSS, c.cpuSeconds = p.PeakRSS, p.CPUSeconds
 	c.copySeconds = float64(rep.ElapsedMs) / 1000
 	c.note = fmt.Sprintf("visible mode, %d regions read at once; %d batches, %d of them matched by file checksums (not read); HFiles read, both sides: %s; %d + %d cells hashed, %d mismatched, %d differences; verifier peak RSS %s against a worker's %s budget",
 		e.Workers, rep.Batches, rep.BatchesProven, humanBytes(rep.BytesRead), rep.SourceCells, rep.TargetCells, rep.BatchesMismatched, rep.DifferenceCount,

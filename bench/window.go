@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"rangecopy/server"
@@ -30,13 +31,7 @@ func (e *Env) serverWindow(ctx context.Context, t *Table, target string) (copied
 	if err != nil {
 		return c, err
 	}
-	var x serverExit
-	stopped := false
-	stop := func() {
-		if !stopped {
-			x, stopped = p.stop(), true
-		}
-	}
+	stop := sync.OnceValue(p.stop)
 	defer stop()
 	if err := e.registerClusters(ctx, p); err != nil {
 		return c, err
@@ -94,7 +89,7 @@ func (e *Env) serverWindow(ctx context.Context, t *Table, target string) (copied
 	if err != nil {
 		return c, err
 	}
-	stop()
+	x := stop()
 	c.wall = float64(win.DurationMs) / 1000
 	c.bytes, c.filesPruned = win.Bytes, int(win.FilesPruned)
 	c.peakRSS, c.cpuSeconds = x.PeakRSS, x.CPUSeconds

@@ -78,18 +78,11 @@ func SettingsFor(fd hbase.FamilyDescriptor, zstdCodec string) (FamilySettings, e
 	default:
 		return fail("compression %s is not supported", c)
 	}
-	switch e := strings.ToUpper(fd.DataBlockEncoding); e {
-	case "", "NONE":
-	case "PREFIX":
-		s.Encoding = hfile.EncodingPrefix
-	case "DIFF":
-		s.Encoding = hfile.EncodingDiff
-	case "FAST_DIFF":
-		s.Encoding = hfile.EncodingFastDiff
-	case "ROW_INDEX_V1":
-		s.Encoding = hfile.EncodingRowIndexV1
-	default:
-		return fail("data block encoding %s is not supported", e)
+	if e := strings.ToUpper(fd.DataBlockEncoding); e != "" {
+		var ok bool
+		if s.Encoding, ok = hfile.ParseEncoding(e); !ok {
+			return fail("data block encoding %s is not supported", e)
+		}
 	}
 	switch b := strings.ToUpper(fd.BloomFilter); b {
 	case "", "ROW": // ROW is HBase's default (ColumnFamilyDescriptorBuilder.DEFAULT_BLOOMFILTER)

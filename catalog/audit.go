@@ -49,18 +49,14 @@ func (c *Catalog) ListAudit(ctx context.Context, tokenID, cur string, limit int)
 		}
 		q = q.Where("id < ?", cu.micros)
 	}
-	var es []AuditEntry
-	if err := q.Order("id DESC").Limit(limit + 1).Find(&es).Error; err != nil {
+	es, next, err := fetchPage(q.Order("id DESC"), limit, func(last AuditEntry) cursor {
+		return cursor{kind: cursorAudit, micros: last.ID}
+	})
+	if err != nil {
 		return AuditPage{}, fmt.Errorf("catalog: list audit log: %w", err)
-	}
-	var page AuditPage
-	if len(es) > limit {
-		es = es[:limit]
-		page.Next = cursor{kind: cursorAudit, micros: es[limit-1].ID}.encode()
 	}
 	for i := range es {
 		es[i].Time = es[i].Time.UTC()
 	}
-	page.Entries = es
-	return page, nil
+	return AuditPage{Entries: es, Next: next}, nil
 }

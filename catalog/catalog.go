@@ -12,7 +12,9 @@ package catalog
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -182,6 +184,15 @@ func (c *Catalog) Close() error { return c.sqlDB.Close() }
 // stamp is the form every stored time takes: UTC, microseconds.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
+// optTime applies f (stamp, or time.Time.UTC) to an optional time; nil stays nil.
+func optTime(t *time.Time, f func(time.Time) time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := f(*t)
+	return &u
+}
+
 // stampNow is the catalog clock's now, stamped.
 func (c *Catalog) stampNow() time.Time { return stamp(c.now()) }
 
@@ -200,4 +211,12 @@ func (q quietLogger) Trace(ctx context.Context, begin time.Time, fc func() (stri
 		err = nil
 	}
 	q.Interface.Trace(ctx, begin, fc, err)
+}
+
+// newID returns prefix and 16 random hex digits: the id of a new relocation ("rel_") or
+// verification ("ver_").
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
 }

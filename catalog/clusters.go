@@ -40,25 +40,18 @@ func (c *Catalog) CreateCluster(ctx context.Context, cl Cluster) (Cluster, error
 
 // GetCluster returns the cluster of that name, or ErrNotFound.
 func (c *Catalog) GetCluster(ctx context.Context, name string) (Cluster, error) {
-	var cl Cluster
-	err := c.db.WithContext(ctx).Where("name = ?", name).Take(&cl).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Cluster{}, fmt.Errorf("catalog: cluster %q: %w", name, ErrNotFound)
-	}
+	cl, err := take[Cluster](c.db.WithContext(ctx), "cluster", "name", name)
 	if err != nil {
-		return Cluster{}, fmt.Errorf("catalog: get cluster %q: %w", name, err)
+		return Cluster{}, fmt.Errorf("catalog: %w", err)
 	}
 	return normCluster(cl), nil
 }
 
 // ListClusters returns every cluster, by name.
 func (c *Catalog) ListClusters(ctx context.Context) ([]Cluster, error) {
-	var cls []Cluster
-	if err := c.db.WithContext(ctx).Order("name").Find(&cls).Error; err != nil {
+	cls, err := find(c.db.WithContext(ctx).Order("name"), normCluster)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: list clusters: %w", err)
-	}
-	for i := range cls {
-		cls[i] = normCluster(cls[i])
 	}
 	return cls, nil
 }
@@ -71,13 +64,9 @@ func (c *Catalog) UpdateCluster(ctx context.Context, cl Cluster) (Cluster, error
 	}
 	var out Cluster
 	err := c.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var old Cluster
-		err := c.lock(tx).Where("name = ?", cl.Name).Take(&old).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("cluster %q: %w", cl.Name, ErrNotFound)
-		}
+		old, err := take[Cluster](c.lock(tx), "cluster", "name", cl.Name)
 		if err != nil {
-			return fmt.Errorf("update cluster %q: %w", cl.Name, err)
+			return err
 		}
 		cl.CreatedAt, cl.UpdatedAt = old.CreatedAt, c.stampNow()
 		if err := tx.Select("*").Save(&cl).Error; err != nil {
@@ -96,16 +85,11 @@ func (c *Catalog) UpdateCluster(ctx context.Context, cl Cluster) (Cluster, error
 // (ErrInUse) while a job that has not ended names the cluster as its source or target.
 func (c *Catalog) DeleteCluster(ctx context.Context, name string) error {
 	err := c.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var cl Cluster
-		err := c.lock(tx).Where("name = ?", name).Take(&cl).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("cluster %q: %w", name, ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("delete cluster %q: %w", name, err)
+		if _, err := take[Cluster](c.lock(tx), "cluster", "name", name); err != nil {
+			return err
 		}
 		var ids []string
-		err = tx.Model(&Job{}).Where("(source_cluster = ? OR target_cluster = ?) AND state NOT IN ?", name, name, finalStates()).
+		err := tx.Model(&Job{}).Where("(source_cluster = ? OR target_cluster = ?) AND state NOT IN ?", name, name, finalStates()).
 			Order("submitted_at, id").Limit(10).Pluck("id", &ids).Error
 		if err != nil {
 			return fmt.Errorf("delete cluster %q: find its jobs: %w", name, err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"gorm.io/gorm"
 )
 
 // A cursor is where a page ends: the sort key of its last row. Clients get it as an opaque
@@ -87,3 +89,17 @@ const (
 
 // microsTime is the UTC time of Unix microseconds.
 func microsTime(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// fetchPage reads a page of at most limit rows of q, which orders them, and the cursor of the
+// page after: at makes it from the page's last row. The cursor is empty on the last page.
+func fetchPage[T any](q *gorm.DB, limit int, at func(last T) cursor) ([]T, string, error) {
+	var rows []T
+	if err := q.Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, "", err
+	}
+	if len(rows) <= limit {
+		return rows, "", nil
+	}
+	rows = rows[:limit]
+	return rows, at(rows[limit-1]).encode(), nil
+}

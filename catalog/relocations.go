@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -109,9 +107,7 @@ func (RelocationWindow) TableName() string { return "relocation_windows" }
 
 // NewRelocationID returns a new relocation id.
 func NewRelocationID() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return "rel_" + hex.EncodeToString(b)
+	return newID("rel_")
 }
 
 // checkRelocation normalizes a relocation for storing.
@@ -135,14 +131,8 @@ func checkRelocation(r Relocation) (Relocation, error) {
 	if r.Families == nil {
 		r.Families = []string{}
 	}
-	if r.NextTick != nil {
-		t := stamp(*r.NextTick)
-		r.NextTick = &t
-	}
-	if r.FinishedAt != nil {
-		t := stamp(*r.FinishedAt)
-		r.FinishedAt = &t
-	}
+	r.NextTick = optTime(r.NextTick, stamp)
+	r.FinishedAt = optTime(r.FinishedAt, stamp)
 	return r, nil
 }
 
@@ -205,13 +195,9 @@ func (c *Catalog) CreateRelocation(ctx context.Context, r Relocation, check func
 
 // GetRelocation returns the relocation of that id, or ErrNotFound.
 func (c *Catalog) GetRelocation(ctx context.Context, id string) (Relocation, error) {
-	var r Relocation
-	err := c.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Relocation{}, fmt.Errorf("catalog: relocation %q: %w", id, ErrNotFound)
-	}
+	r, err := take[Relocation](c.db.WithContext(ctx), "relocation", "id", id)
 	if err != nil {
-		return Relocation{}, fmt.Errorf("catalog: get relocation %q: %w", id, err)
+		return Relocation{}, fmt.Errorf("catalog: %w", err)
 	}
 	return normRelocation(r), nil
 }
@@ -223,12 +209,9 @@ func (c *Catalog) ListRelocations(ctx context.Context, open bool) ([]Relocation,
 	if open {
 		q = q.Where("finished_at IS NULL")
 	}
-	var rs []Relocation
-	if err := q.Find(&rs).Error; err != nil {
+	rs, err := find(q, normRelocation)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: list relocations: %w", err)
-	}
-	for i := range rs {
-		rs[i] = normRelocation(rs[i])
 	}
 	return rs, nil
 }
@@ -258,10 +241,7 @@ func (t RelocationTx) Window(seq int) (RelocationWindow, error) {
 func (t RelocationTx) PutWindow(w RelocationWindow) error {
 	w.RelocationID = t.id
 	w.StartedAt = stamp(w.StartedAt)
-	if w.FinishedAt != nil {
-		f := stamp(*w.FinishedAt)
-		w.FinishedAt = &f
-	}
+	w.FinishedAt = optTime(w.FinishedAt, stamp)
 	if w.JobIDs == nil {
 		w.JobIDs = []string{}
 	}
@@ -290,13 +270,9 @@ func (c *Catalog) UpdateRelocation(ctx context.Context, id string, fn func(r *Re
 	var fnErr error
 	err := c.write(ctx, nil, func(tx *gorm.DB) error {
 		fnErr = nil
-		var r Relocation
-		err := c.lock(tx).Where("id = ?", id).Take(&r).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("relocation %q: %w", id, ErrNotFound)
-		}
+		r, err := take[Relocation](c.lock(tx), "relocation", "id", id)
 		if err != nil {
-			return fmt.Errorf("read relocation %q: %w", id, err)
+			return err
 		}
 		r = normRelocation(r)
 		if err := fn(&r, RelocationTx{c: c, tx: tx, id: id}); err != nil {
@@ -328,13 +304,9 @@ func (c *Catalog) UpdateRelocation(ctx context.Context, id string, fn func(r *Re
 func (c *Catalog) ReadRelocation(ctx context.Context, id string, fn func(r Relocation, tx RelocationTx) error) error {
 	var fnErr error
 	err := c.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var r Relocation
-		err := tx.Where("id = ?", id).Take(&r).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("relocation %q: %w", id, ErrNotFound)
-		}
+		r, err := take[Relocation](tx, "relocation", "id", id)
 		if err != nil {
-			return fmt.Errorf("read relocation %q: %w", id, err)
+			return err
 		}
 		fnErr = fn(normRelocation(r), RelocationTx{c: c, tx: tx, id: id})
 		return fnErr
@@ -360,17 +332,14 @@ func (c *Catalog) RelocationWindow(ctx context.Context, id string, seq int) (Rel
 // RelocationWindows returns the windows of a relocation, by seq, or ErrNotFound when there
 // is no such relocation.
 func (c *Catalog) RelocationWindows(ctx context.Context, id string) ([]RelocationWindow, error) {
-	var ws []RelocationWindow
-	if err := c.db.WithContext(ctx).Where("relocation_id = ?", id).Order("seq").Find(&ws).Error; err != nil {
+	ws, err := find(c.db.WithContext(ctx).Where("relocation_id = ?", id).Order("seq"), normWindow)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: windows of relocation %q: %w", id, err)
 	}
 	if len(ws) == 0 {
 		if _, err := c.GetRelocation(ctx, id); err != nil {
 			return nil, err
 		}
-	}
-	for i := range ws {
-		ws[i] = normWindow(ws[i])
 	}
 	return ws, nil
 }
@@ -379,11 +348,7 @@ func (c *Catalog) RelocationWindows(ctx context.Context, id string) ([]Relocatio
 // has not ended.
 func (c *Catalog) DeleteRelocation(ctx context.Context, id string) error {
 	err := c.write(ctx, nil, func(tx *gorm.DB) error {
-		var r Relocation
-		err := c.lock(tx).Where("id = ?", id).Take(&r).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("relocation %q: %w", id, ErrNotFound)
-		}
+		r, err := take[Relocation](c.lock(tx), "relocation", "id", id)
 		if err != nil {
 			return err
 		}
@@ -403,14 +368,8 @@ func (c *Catalog) DeleteRelocation(ctx context.Context, id string) error {
 
 func normRelocation(r Relocation) Relocation {
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
-	if r.NextTick != nil {
-		t := r.NextTick.UTC()
-		r.NextTick = &t
-	}
-	if r.FinishedAt != nil {
-		t := r.FinishedAt.UTC()
-		r.FinishedAt = &t
-	}
+	r.NextTick = optTime(r.NextTick, time.Time.UTC)
+	r.FinishedAt = optTime(r.FinishedAt, time.Time.UTC)
 	if len(r.Families) == 0 {
 		r.Families = nil
 	}
@@ -419,10 +378,7 @@ func normRelocation(r Relocation) Relocation {
 
 func normWindow(w RelocationWindow) RelocationWindow {
 	w.StartedAt = w.StartedAt.UTC()
-	if w.FinishedAt != nil {
-		t := w.FinishedAt.UTC()
-		w.FinishedAt = &t
-	}
+	w.FinishedAt = optTime(w.FinishedAt, time.Time.UTC)
 	if len(w.JobIDs) == 0 {
 		w.JobIDs = nil
 	}

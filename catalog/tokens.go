@@ -66,25 +66,18 @@ func (c *Catalog) CreateToken(ctx context.Context, name string, role Role) (Toke
 
 // ListTokens returns every token, revoked ones too, oldest first.
 func (c *Catalog) ListTokens(ctx context.Context) ([]Token, error) {
-	var ts []Token
-	if err := c.db.WithContext(ctx).Order("created_at, id").Find(&ts).Error; err != nil {
+	ts, err := find(c.db.WithContext(ctx).Order("created_at, id"), normToken)
+	if err != nil {
 		return nil, fmt.Errorf("catalog: list tokens: %w", err)
-	}
-	for i := range ts {
-		ts[i] = normToken(ts[i])
 	}
 	return ts, nil
 }
 
 // GetToken returns the token of that id, or ErrNotFound.
 func (c *Catalog) GetToken(ctx context.Context, id string) (Token, error) {
-	var t Token
-	err := c.db.WithContext(ctx).Where("id = ?", id).Take(&t).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Token{}, fmt.Errorf("catalog: token %q: %w", id, ErrNotFound)
-	}
+	t, err := take[Token](c.db.WithContext(ctx), "token", "id", id)
 	if err != nil {
-		return Token{}, fmt.Errorf("catalog: get token %q: %w", id, err)
+		return Token{}, fmt.Errorf("catalog: %w", err)
 	}
 	return normToken(t), nil
 }
@@ -143,13 +136,7 @@ func (c *Catalog) Authenticate(ctx context.Context, secret string) (Token, error
 // normToken puts times read back in UTC.
 func normToken(t Token) Token {
 	t.CreatedAt = t.CreatedAt.UTC()
-	if t.LastUsedAt != nil {
-		u := t.LastUsedAt.UTC()
-		t.LastUsedAt = &u
-	}
-	if t.RevokedAt != nil {
-		u := t.RevokedAt.UTC()
-		t.RevokedAt = &u
-	}
+	t.LastUsedAt = optTime(t.LastUsedAt, time.Time.UTC)
+	t.RevokedAt = optTime(t.RevokedAt, time.Time.UTC)
 	return t
 }

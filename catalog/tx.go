@@ -56,3 +56,31 @@ func transient(err error) bool {
 
 // retryable reports whether err is transient or a lost race on a unique key.
 func retryable(err error) bool { return errors.Is(err, gorm.ErrDuplicatedKey) }
+
+// take reads the one row of T whose column holds key, through q (the database, a transaction
+// or a locking one). No such row is ErrNotFound; the error names the row as what and key.
+func take[T any](q *gorm.DB, what, column, key string) (T, error) {
+	var row T
+	err := q.Where(column+" = ?", key).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		var zero T
+		return zero, fmt.Errorf("%s %q: %w", what, key, ErrNotFound)
+	}
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("read %s %q: %w", what, key, err)
+	}
+	return row, nil
+}
+
+// find reads every row q selects, each put through norm.
+func find[T any](q *gorm.DB, norm func(T) T) ([]T, error) {
+	var rows []T
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		rows[i] = norm(rows[i])
+	}
+	return rows, nil
+}

@@ -91,22 +91,9 @@ func sqliteTarget(path, raw string, busy time.Duration) (target, error) {
 }
 
 func mysqlTarget(raw string) (target, error) {
-	u, err := url.Parse(raw)
+	u, red, db, err := parseServerURL(raw, "mysql", func(u *url.URL) bool { return u.Hostname() != "" })
 	if err != nil {
-		return target{}, fmt.Errorf("catalog URL %q: %w", redact(raw), parseErr(err))
-	}
-	red := u.Redacted()
-	if u.Hostname() == "" {
-		return target{}, fmt.Errorf("catalog URL %q: no host: want mysql://user:pass@host:port/db", red)
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
-			return target{}, fmt.Errorf("catalog URL %q: port %q is not a number in 1..65535", red, p)
-		}
-	}
-	db := strings.TrimPrefix(u.Path, "/")
-	if db == "" || strings.Contains(db, "/") {
-		return target{}, fmt.Errorf("catalog URL %q: no database name: want mysql://user:pass@host:port/db", red)
+		return target{}, err
 	}
 	if u.User == nil || u.User.Username() == "" {
 		return target{}, fmt.Errorf("catalog URL %q: no user: want mysql://user:pass@host:port/db", red)
@@ -131,22 +118,9 @@ func mysqlTarget(raw string) (target, error) {
 }
 
 func postgresTarget(raw string) (target, error) {
-	u, err := url.Parse(raw)
+	u, red, db, err := parseServerURL(raw, "postgres", func(u *url.URL) bool { return u.Hostname() != "" || u.Query().Get("host") != "" })
 	if err != nil {
-		return target{}, fmt.Errorf("catalog URL %q: %w", redact(raw), parseErr(err))
-	}
-	red := u.Redacted()
-	if u.Hostname() == "" && u.Query().Get("host") == "" {
-		return target{}, fmt.Errorf("catalog URL %q: no host: want postgres://user:pass@host:port/db", red)
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
-			return target{}, fmt.Errorf("catalog URL %q: port %q is not a number in 1..65535", red, p)
-		}
-	}
-	db := strings.TrimPrefix(u.Path, "/")
-	if db == "" || strings.Contains(db, "/") {
-		return target{}, fmt.Errorf("catalog URL %q: no database name: want postgres://user:pass@host:port/db", red)
+		return target{}, err
 	}
 	q := u.Query()
 	if q.Get("connect_timeout") == "" {
@@ -155,6 +129,30 @@ func postgresTarget(raw string) (target, error) {
 	u.Scheme = "postgres"
 	u.RawQuery = q.Encode()
 	return target{dialect: Postgres, dsn: u.String(), database: db, redacted: red}, nil
+}
+
+// parseServerURL parses the URL of a database server of that scheme: it must name a host
+// (hasHost), a port in range if any, and a database. It returns the URL, its form with the
+// password hidden and the database name.
+func parseServerURL(raw, scheme string, hasHost func(*url.URL) bool) (u *url.URL, red, db string, err error) {
+	u, err = url.Parse(raw)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("catalog URL %q: %w", redact(raw), parseErr(err))
+	}
+	red = u.Redacted()
+	if !hasHost(u) {
+		return nil, "", "", fmt.Errorf("catalog URL %q: no host: want %s://user:pass@host:port/db", red, scheme)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
+			return nil, "", "", fmt.Errorf("catalog URL %q: port %q is not a number in 1..65535", red, p)
+		}
+	}
+	db = strings.TrimPrefix(u.Path, "/")
+	if db == "" || strings.Contains(db, "/") {
+		return nil, "", "", fmt.Errorf("catalog URL %q: no database name: want %s://user:pass@host:port/db", red, scheme)
+	}
+	return u, red, db, nil
 }
 
 // redact hides the password of a URL that may not parse.

@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -67,9 +65,7 @@ func (Verification) TableName() string { return "verifications" }
 
 // NewVerificationID returns a new verification id.
 func NewVerificationID() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return "ver_" + hex.EncodeToString(b)
+	return newID("ver_")
 }
 
 // CreateVerification records a new verification in state running, created and heartbeat now.
@@ -97,13 +93,9 @@ func (c *Catalog) CreateVerification(ctx context.Context, v Verification) (Verif
 
 // GetVerification returns the verification of that id, or ErrNotFound.
 func (c *Catalog) GetVerification(ctx context.Context, id string) (Verification, error) {
-	var v Verification
-	err := c.db.WithContext(ctx).Where("id = ?", id).Take(&v).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Verification{}, fmt.Errorf("catalog: verification %q: %w", id, ErrNotFound)
-	}
+	v, err := take[Verification](c.db.WithContext(ctx), "verification", "id", id)
 	if err != nil {
-		return Verification{}, fmt.Errorf("catalog: get verification %q: %w", id, err)
+		return Verification{}, fmt.Errorf("catalog: %w", err)
 	}
 	return normVerification(v), nil
 }
@@ -138,21 +130,16 @@ func (c *Catalog) ListVerifications(ctx context.Context, f VerificationFilter) (
 		at := microsTime(cur.micros)
 		q = q.Where("(created_at < ? OR (created_at = ? AND id < ?))", at, at, cur.key)
 	}
-	var vs []Verification
-	if err := q.Order("created_at DESC, id DESC").Limit(limit + 1).Find(&vs).Error; err != nil {
+	vs, next, err := fetchPage(q.Order("created_at DESC, id DESC"), limit, func(last Verification) cursor {
+		return cursor{kind: cursorVerifications, micros: last.CreatedAt.UnixMicro(), key: last.ID}
+	})
+	if err != nil {
 		return VerificationPage{}, fmt.Errorf("catalog: list verifications: %w", err)
-	}
-	var page VerificationPage
-	if len(vs) > limit {
-		vs = vs[:limit]
-		last := vs[limit-1]
-		page.Next = cursor{kind: cursorVerifications, micros: last.CreatedAt.UnixMicro(), key: last.ID}.encode()
 	}
 	for i := range vs {
 		vs[i] = normVerification(vs[i])
 	}
-	page.Verifications = vs
-	return page, nil
+	return VerificationPage{Verifications: vs, Next: next}, nil
 }
 
 // HeartbeatVerification records that the verification's runner still runs it; ErrNotFound
@@ -186,13 +173,9 @@ func (c *Catalog) FinishVerification(ctx context.Context, id string, state Verif
 	}
 	var out Verification
 	err = c.write(ctx, nil, func(tx *gorm.DB) error {
-		var v Verification
-		err := c.lock(tx).Where("id = ?", id).Take(&v).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("verification %q: %w", id, ErrNotFound)
-		}
+		v, err := take[Verification](c.lock(tx), "verification", "id", id)
 		if err != nil {
-			return fmt.Errorf("read verification %q: %w", id, err)
+			return err
 		}
 		if v.State != VerificationRunning {
 			return &ConflictError{Kind: "verification", Key: id, What: "state", Detail: "it ended already: " + string(v.State)}
@@ -262,9 +245,6 @@ func (c *Catalog) AdoptVerifications(ctx context.Context, runner string, own boo
 
 func normVerification(v Verification) Verification {
 	v.CreatedAt, v.HeartbeatAt = v.CreatedAt.UTC(), v.HeartbeatAt.UTC()
-	if v.FinishedAt != nil {
-		t := v.FinishedAt.UTC()
-		v.FinishedAt = &t
-	}
+	v.FinishedAt = optTime(v.FinishedAt, time.Time.UTC)
 	return v
 }

@@ -3,12 +3,10 @@ package hbase
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"google.golang.org/protobuf/proto"
 
 	"rangecopy/hbase/pb"
-	"rangecopy/retry"
 )
 
 // GetMany reads many rows of table with one Multi call per region server,
@@ -18,35 +16,9 @@ import (
 // results are empty).
 func (c *Client) GetMany(ctx context.Context, table string, gets []Get) ([]Result, error) {
 	results := make([]Result, len(gets))
-	todo := make([]int, len(gets))
-	for i := range todo {
-		todo[i] = i
-	}
-	failed := map[int]error{}
-	for attempt := 0; len(todo) > 0; attempt++ {
-		if attempt > 0 {
-			if err := retry.Sleep(ctx, c.cfg.Backoff.Delay(attempt-1)); err != nil {
-				for _, i := range todo {
-					failed[i] = err
-				}
-				break
-			}
-		}
-		errs := c.getManyOnce(ctx, table, gets, todo, results)
-		var retry []int
-		for _, i := range todo {
-			err, ok := errs[i]
-			if !ok {
-				delete(failed, i)
-				continue
-			}
-			failed[i] = err
-			if Classify(err) != ActionGiveUp && attempt+1 < c.cfg.MaxAttempts {
-				retry = append(retry, i)
-			}
-		}
-		todo = retry
-	}
+	failed := c.retryBatch(ctx, len(gets), func(todo []int) map[int]error {
+		return c.getManyOnce(ctx, table, gets, todo, results)
+	})
 	if len(failed) > 0 {
 		return results, &BatchError{Table: table, Errors: failed}
 	}
@@ -56,106 +28,71 @@ func (c *Client) GetMany(ctx context.Context, table string, gets []Get) ([]Resul
 // getManyOnce sends the gets todo once, fills results and returns the errors
 // by index.
 func (c *Client) getManyOnce(ctx context.Context, table string, gets []Get, todo []int, results []Result) map[int]error {
+	return c.multiPerServer(ctx, table, todo, func(i int) []byte { return gets[i].Row }, func(server ServerName, gs []*regionGroup) map[int]error {
+		return c.multiGet(ctx, server, gs, gets, results)
+	})
+}
+
+// multiGet sends the gets of the groups gs to server in one Multi call,
+// fills their results and returns their errors by index.
+func (c *Client) multiGet(ctx context.Context, server ServerName, gs []*regionGroup, gets []Get, results []Result) map[int]error {
 	errs := map[int]error{}
-	byServer, servers := c.groupByServer(ctx, table, todo, func(i int) []byte { return gets[i].Row }, errs)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for addr, gs := range byServer {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			server := servers[addr]
-			req := &pb.MultiRequest{}
-			for _, g := range gs {
-				ra := &pb.RegionAction{Region: g.region.specifier()}
-				for _, i := range g.idx {
-					ra.Action = append(ra.Action, &pb.Action{Index: proto.Uint32(uint32(i)), Get: gets[i].pb()})
-				}
-				req.RegionAction = append(req.RegionAction, ra)
-			}
-			var resp pb.MultiResponse
-			cb, err := c.rpc(ctx, server, ClientService, "Multi", req, nil, &resp)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				for _, g := range gs {
-					c.invalidate(g.region, err)
-					for _, i := range g.idx {
-						errs[i] = fmt.Errorf("multi get on %s: %w", server.Addr(), err)
-					}
-				}
-				return
-			}
-			failAll := func(err error) {
-				for _, g := range gs {
-					for _, i := range g.idx {
-						errs[i] = err
-					}
-				}
-			}
-			want := map[int]bool{}
-			for _, g := range gs {
-				for _, i := range g.idx {
-					want[i] = true
-				}
-			}
-			rars := resp.GetRegionActionResult()
-			for n, g := range gs {
-				if n >= len(rars) {
-					for _, i := range g.idx {
-						errs[i] = fmt.Errorf("multi get on %s: %w: no result for region %s", server.Addr(), ErrProtocol, g.region)
-					}
-					continue
-				}
-				if ex := rars[n].GetException(); ex != nil {
-					re := newRemoteErrorFromPair(ex)
-					re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-					if Classify(re) == ActionRelocate {
-						c.invalidate(g.region, re)
-					}
-					for _, i := range g.idx {
-						errs[i] = re
-					}
-					continue
-				}
-				answered := map[int]bool{}
-				for _, roe := range rars[n].GetResultOrException() {
-					i := int(roe.GetIndex())
-					if !want[i] {
-						failAll(fmt.Errorf("multi get on %s: %w: result for unknown action %d", server.Addr(), ErrProtocol, i))
-						return
-					}
-					answered[i] = true
-					if ex := roe.GetException(); ex != nil {
-						re := newRemoteErrorFromPair(ex)
-						re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-						if Classify(re) == ActionRelocate {
-							c.invalidate(g.region, re)
-						}
-						errs[i] = re
-						continue
-					}
-					// Cells of all results follow each other in the cell
-					// block, in response order.
-					res, rest, err := resultFromPB(roe.GetResult(), cb)
-					if err != nil {
-						// The rest of the cell block cannot be trusted.
-						failAll(fmt.Errorf("multi get on %s: %w", server.Addr(), err))
-						return
-					}
-					cb = rest
-					results[i] = res
-				}
-				for _, i := range g.idx {
-					if !answered[i] {
-						if _, ok := errs[i]; !ok {
-							errs[i] = fmt.Errorf("multi get on %s: %w: no result for get %d", server.Addr(), ErrProtocol, i)
-						}
-					}
-				}
-			}
-		}()
+	req := &pb.MultiRequest{}
+	for _, g := range gs {
+		ra := &pb.RegionAction{Region: g.region.specifier()}
+		for _, i := range g.idx {
+			ra.Action = append(ra.Action, &pb.Action{Index: proto.Uint32(uint32(i)), Get: gets[i].pb()})
+		}
+		req.RegionAction = append(req.RegionAction, ra)
 	}
-	wg.Wait()
+	var resp pb.MultiResponse
+	cb, err := c.rpc(ctx, server, ClientService, "Multi", req, nil, &resp)
+	if err != nil {
+		for _, g := range gs {
+			c.invalidate(g.region, err)
+		}
+		return failGroups(errs, gs, fmt.Errorf("multi get on %s: %w", server.Addr(), err))
+	}
+	want := map[int]bool{}
+	for _, g := range gs {
+		for _, i := range g.idx {
+			want[i] = true
+		}
+	}
+	rars := resp.GetRegionActionResult()
+	for n, g := range gs {
+		rar := c.regionResult(errs, rars, n, g, server, "multi get")
+		if rar == nil {
+			continue
+		}
+		answered := map[int]bool{}
+		for _, roe := range rar.GetResultOrException() {
+			i := int(roe.GetIndex())
+			if !want[i] {
+				return failGroups(errs, gs, fmt.Errorf("multi get on %s: %w: result for unknown action %d", server.Addr(), ErrProtocol, i))
+			}
+			answered[i] = true
+			if ex := roe.GetException(); ex != nil {
+				errs[i] = c.multiError(ex, server, g.region)
+				continue
+			}
+			// Cells of all results follow each other in the cell
+			// block, in response order.
+			res, rest, err := resultFromPB(roe.GetResult(), cb)
+			if err != nil {
+				// The rest of the cell block cannot be trusted.
+				return failGroups(errs, gs, fmt.Errorf("multi get on %s: %w", server.Addr(), err))
+			}
+			cb = rest
+			results[i] = res
+		}
+		for _, i := range g.idx {
+			if !answered[i] {
+				if _, ok := errs[i]; !ok {
+					errs[i] = fmt.Errorf("multi get on %s: %w: no result for get %d", server.Addr(), ErrProtocol, i)
+				}
+			}
+		}
+	}
 	return errs
 }

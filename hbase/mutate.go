@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -206,7 +207,99 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 			return fmt.Errorf("batch on %s: mutation #%d: %w", table, i, err)
 		}
 	}
-	todo := make([]int, len(muts))
+	failed := c.retryBatch(ctx, len(muts), func(todo []int) map[int]error {
+		return c.applyOnce(ctx, table, muts, todo)
+	})
+	if len(failed) > 0 {
+		return &BatchError{Table: table, Errors: failed}
+	}
+	return nil
+}
+
+// applyOnce sends the mutations todo once and returns the errors by index.
+func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, todo []int) map[int]error {
+	return c.multiPerServer(ctx, table, todo, func(i int) []byte { return muts[i].Row }, func(server ServerName, gs []*regionGroup) map[int]error {
+		return c.multiApply(ctx, server, gs, muts)
+	})
+}
+
+// multiApply sends the mutations of the groups gs to server in one Multi
+// call and returns their errors by index.
+func (c *Client) multiApply(ctx context.Context, server ServerName, gs []*regionGroup, muts []*Mutation) map[int]error {
+	errs := map[int]error{}
+	req := &pb.MultiRequest{}
+	var cb []byte
+	for _, g := range gs {
+		ra := &pb.RegionAction{Region: g.region.specifier()}
+		for _, i := range g.idx {
+			mp, ncb, err := muts[i].proto(cb)
+			if err != nil {
+				return failGroups(errs, gs, err)
+			}
+			cb = ncb
+			ra.Action = append(ra.Action, &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: mp})
+		}
+		req.RegionAction = append(req.RegionAction, ra)
+	}
+	var resp pb.MultiResponse
+	if _, err := c.rpc(ctx, server, ClientService, "Multi", req, cb, &resp); err != nil {
+		for _, g := range gs {
+			c.invalidate(g.region, err)
+		}
+		return failGroups(errs, gs, fmt.Errorf("multi on %s: %w", server.Addr(), err))
+	}
+	rars := resp.GetRegionActionResult()
+	for n, g := range gs {
+		rar := c.regionResult(errs, rars, n, g, server, "multi")
+		if rar == nil {
+			continue
+		}
+		for _, roe := range rar.GetResultOrException() {
+			if ex := roe.GetException(); ex != nil {
+				errs[int(roe.GetIndex())] = c.multiError(ex, server, g.region)
+			}
+		}
+	}
+	return errs
+}
+
+// multiPerServer groups the indexes todo by region and the regions by server
+// (row gives the row of an index) and calls multi for each server, all at
+// once. It returns the errors by index: those of locating the rows and those
+// multi returns.
+func (c *Client) multiPerServer(ctx context.Context, table string, todo []int, row func(int) []byte, multi func(server ServerName, gs []*regionGroup) map[int]error) map[int]error {
+	errs := map[int]error{}
+	byServer, servers := c.groupByServer(ctx, table, todo, row, errs)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for addr, gs := range byServer {
+		wg.Go(func() {
+			e := multi(servers[addr], gs)
+			mu.Lock()
+			defer mu.Unlock()
+			maps.Copy(errs, e)
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// failGroups sets err as the error of every index of gs and returns errs.
+func failGroups(errs map[int]error, gs []*regionGroup, err error) map[int]error {
+	for _, g := range gs {
+		for _, i := range g.idx {
+			errs[i] = err
+		}
+	}
+	return errs
+}
+
+// retryBatch runs once over the indexes 0..n-1 and again over the ones that
+// failed with a retriable error, after a backoff, until none is left or the
+// attempts run out. It returns the last error of each index that never
+// succeeded.
+func (c *Client) retryBatch(ctx context.Context, n int, once func(todo []int) map[int]error) map[int]error {
+	todo := make([]int, n)
 	for i := range todo {
 		todo[i] = i
 	}
@@ -220,8 +313,8 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 				break
 			}
 		}
-		errs := c.applyOnce(ctx, table, muts, todo)
-		var retry []int
+		errs := once(todo)
+		var again []int
 		for _, i := range todo {
 			err, ok := errs[i]
 			if !ok {
@@ -230,97 +323,43 @@ func (c *Client) Apply(ctx context.Context, table string, muts []*Mutation) erro
 			}
 			failed[i] = err
 			if Classify(err) != ActionGiveUp && attempt+1 < c.cfg.MaxAttempts {
-				retry = append(retry, i)
+				again = append(again, i)
 			}
 		}
-		todo = retry
+		todo = again
 	}
-	if len(failed) > 0 {
-		return &BatchError{Table: table, Errors: failed}
+	return failed
+}
+
+// regionResult returns the result of the n-th region of a Multi call (op
+// names the call in errors), or nil when there is none or the region failed
+// as a whole: then every index of g has its error in errs.
+func (c *Client) regionResult(errs map[int]error, rars []*pb.RegionActionResult, n int, g *regionGroup, server ServerName, op string) *pb.RegionActionResult {
+	var err error
+	switch {
+	case n >= len(rars):
+		err = fmt.Errorf("%s on %s: %w: no result for region %s", op, server.Addr(), ErrProtocol, g.region)
+	case rars[n].GetException() != nil:
+		err = c.multiError(rars[n].GetException(), server, g.region)
+	default:
+		return rars[n]
+	}
+	for _, i := range g.idx {
+		errs[i] = err
 	}
 	return nil
 }
 
-// applyOnce sends the mutations todo once and returns the errors by index.
-func (c *Client) applyOnce(ctx context.Context, table string, muts []*Mutation, todo []int) map[int]error {
-	errs := map[int]error{}
-	byServer, servers := c.groupByServer(ctx, table, todo, func(i int) []byte { return muts[i].Row }, errs)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for addr, gs := range byServer {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			server := servers[addr]
-			req := &pb.MultiRequest{}
-			var cb []byte
-			setAll := func(err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, g := range gs {
-					for _, i := range g.idx {
-						errs[i] = err
-					}
-				}
-			}
-			for _, g := range gs {
-				ra := &pb.RegionAction{Region: g.region.specifier()}
-				for _, i := range g.idx {
-					mp, ncb, err := muts[i].proto(cb)
-					if err != nil {
-						setAll(err)
-						return
-					}
-					cb = ncb
-					ra.Action = append(ra.Action, &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: mp})
-				}
-				req.RegionAction = append(req.RegionAction, ra)
-			}
-			var resp pb.MultiResponse
-			if _, err := c.rpc(ctx, server, ClientService, "Multi", req, cb, &resp); err != nil {
-				for _, g := range gs {
-					c.invalidate(g.region, err)
-				}
-				setAll(fmt.Errorf("multi on %s: %w", server.Addr(), err))
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			results := resp.GetRegionActionResult()
-			for n, g := range gs {
-				if n >= len(results) {
-					for _, i := range g.idx {
-						errs[i] = fmt.Errorf("multi on %s: %w: no result for region %s", server.Addr(), ErrProtocol, g.region)
-					}
-					continue
-				}
-				rar := results[n]
-				if ex := rar.GetException(); ex != nil {
-					re := newRemoteErrorFromPair(ex)
-					re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-					if Classify(re) == ActionRelocate {
-						c.invalidate(g.region, re)
-					}
-					for _, i := range g.idx {
-						errs[i] = re
-					}
-					continue
-				}
-				for _, roe := range rar.GetResultOrException() {
-					if ex := roe.GetException(); ex != nil {
-						re := newRemoteErrorFromPair(ex)
-						re.Server, re.Region, re.Method = server, g.region.String(), "Multi"
-						if Classify(re) == ActionRelocate {
-							c.invalidate(g.region, re)
-						}
-						errs[int(roe.GetIndex())] = re
-					}
-				}
-			}
-		}()
+// multiError is the exception a Multi call reports for a region or one of
+// its actions, as a *RemoteError that names server and region. A region
+// that moved is dropped from the location cache.
+func (c *Client) multiError(ex *pb.NameBytesPair, server ServerName, region *Region) *RemoteError {
+	re := newRemoteErrorFromPair(ex)
+	re.Server, re.Region, re.Method = server, region.String(), "Multi"
+	if Classify(re) == ActionRelocate {
+		c.invalidate(region, re)
 	}
-	wg.Wait()
-	return errs
+	return re
 }
 
 // regionGroup is the actions of one batch bound for one region, by index.

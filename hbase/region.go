@@ -75,6 +75,16 @@ func tableNamePB(table string) *pb.TableName {
 	return &pb.TableName{Namespace: []byte(ns), Qualifier: []byte(q)}
 }
 
+// EncodedRegionName derives a region's encoded name as HBase's
+// RegionInfo.encodeRegionName does for the current region name format: the
+// MD5, in lower-case hex, of "<table>,<startKey>,<regionId>" (with
+// "_<replicaId>" in %04X when the replica is not 0). table is
+// "namespace:qualifier", without the namespace for "default".
+func EncodedRegionName(table string, startKey []byte, regionID uint64, replicaID int) string {
+	_, encoded := regionName(table, startKey, regionID, replicaID)
+	return encoded
+}
+
 // regionName builds HBase's region name: table,startKey,id[_replica].md5.
 func regionName(table string, start []byte, id uint64, replica int) (name []byte, encoded string) {
 	var b []byte

@@ -134,24 +134,14 @@ func (z *zkClient) get(ctx context.Context, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	type res struct {
-		data []byte
-		err  error
-	}
-	ch := make(chan res, 1)
-	go func() {
+	d, err := untilDone(ctx, func() ([]byte, error) {
 		d, _, err := c.Get(p)
-		ch <- res{d, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, fmt.Errorf("zookeeper %v: get %s: %w", z.servers, p, r.err)
-		}
-		return r.data, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("zookeeper %v: get %s: %w", z.servers, p, ctx.Err())
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper %v: get %s: %w", z.servers, p, err)
 	}
+	return d, nil
 }
 
 // children lists the children of <parent>/<name>, sorted.
@@ -161,24 +151,36 @@ func (z *zkClient) children(ctx context.Context, name string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
+	names, err := untilDone(ctx, func() ([]string, error) {
+		n, _, err := c.Children(p)
+		return n, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper %v: children of %s: %w", z.servers, p, err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// untilDone runs call, a ZooKeeper request that takes no context, and
+// returns its answer, or ctx's error when ctx ends first (the request then
+// runs on and its answer is dropped).
+func untilDone[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	type res struct {
-		names []string
-		err   error
+		v   T
+		err error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		n, _, err := c.Children(p)
-		ch <- res{n, err}
+		v, err := call()
+		ch <- res{v, err}
 	}()
 	select {
 	case r := <-ch:
-		if r.err != nil {
-			return nil, fmt.Errorf("zookeeper %v: children of %s: %w", z.servers, p, r.err)
-		}
-		sort.Strings(r.names)
-		return r.names, nil
+		return r.v, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("zookeeper %v: children of %s: %w", z.servers, p, ctx.Err())
+		var zero T
+		return zero, ctx.Err()
 	}
 }
 

@@ -31,23 +31,17 @@ func (r *readBuf) u8() byte {
 }
 
 func (r *readBuf) u32() uint32 {
-	if r.err != nil || r.remaining() < 4 {
-		r.fail()
-		return 0
+	if b := r.bytes(4); b != nil {
+		return binary.BigEndian.Uint32(b)
 	}
-	v := binary.BigEndian.Uint32(r.b[r.off:])
-	r.off += 4
-	return v
+	return 0
 }
 
 func (r *readBuf) u64() uint64 {
-	if r.err != nil || r.remaining() < 8 {
-		r.fail()
-		return 0
+	if b := r.bytes(8); b != nil {
+		return binary.BigEndian.Uint64(b)
 	}
-	v := binary.BigEndian.Uint64(r.b[r.off:])
-	r.off += 8
-	return v
+	return 0
 }
 
 // bytes returns the next n bytes without copying.

@@ -38,7 +38,9 @@ func (e Encoding) String() string {
 	return "Encoding(" + strconv.Itoa(int(e)) + ")"
 }
 
-func encodingByName(s string) (Encoding, bool) {
+// ParseEncoding returns the encoding HBase names s (as in
+// DATA_BLOCK_ENCODING), if this package reads and writes it.
+func ParseEncoding(s string) (Encoding, bool) {
 	for _, e := range []Encoding{EncodingNone, EncodingPrefix, EncodingDiff, EncodingFastDiff, EncodingRowIndexV1} {
 		if e.String() == s {
 			return e, true
@@ -260,6 +262,20 @@ func (d *deltaDecoder) endKey(k, kl int) error {
 	return nil
 }
 
+// endCell ends a cell whose key was rebuilt at k: it checks the key,
+// records it as the previous one and copies the value from the input.
+func (d *deltaDecoder) endCell(k, kl, vl int) error {
+	if d.src.err != nil {
+		return nil
+	}
+	if err := d.endKey(k, kl); err != nil {
+		return err
+	}
+	d.pv, d.pvl = len(d.dst), vl
+	d.dst = append(d.dst, d.src.bytes(vl)...)
+	return nil
+}
+
 func (d *deltaDecoder) checkLens(kl, vl int) error {
 	if kl < keyInfrastructure || vl < 0 || kl > maxBlockSize || vl > maxBlockSize {
 		return formatError("encoded cell key length %d value length %d", kl, vl)
@@ -292,15 +308,7 @@ func (d *deltaDecoder) prefixCell() error {
 	k := d.beginCell(kl, vl)
 	d.dst = append(d.dst, d.dst[d.pk:d.pk+common]...)
 	d.dst = append(d.dst, d.src.bytes(rest)...)
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.endKey(k, kl); err != nil {
-		return err
-	}
-	d.pv, d.pvl = len(d.dst), vl
-	d.dst = append(d.dst, d.src.bytes(vl)...)
-	return nil
+	return d.endCell(k, kl, vl)
 }
 
 // Flag bits.
@@ -348,22 +356,43 @@ func (d *deltaDecoder) copyRow(k, common int) (int, bool) {
 	return rl, d.src.err == nil
 }
 
+// cellLens reads and checks the key length, value length and common prefix
+// length of a DIFF or FAST_DIFF cell; a length whose "same" bit is set in
+// flag is the previous cell's (the first cell has them all). When the input
+// ends short, the error is left in d.src.
+func (d *deltaDecoder) cellLens(flag, sameKeyLen, sameValueLen byte) (kl, vl, common int, err error) {
+	kl, vl = d.pkl, d.pvl
+	if d.first || flag&sameKeyLen == 0 {
+		kl = d.src.uvarint32()
+	}
+	if d.first || flag&sameValueLen == 0 {
+		vl = d.src.uvarint32()
+	}
+	common = d.src.uvarint32()
+	if d.src.err != nil {
+		return 0, 0, 0, nil
+	}
+	return kl, vl, common, d.checkLens(kl, vl)
+}
+
+// appendQualifier copies the qualifier of a key from the input when its
+// common prefix with the previous key covers row and family: the key less
+// that prefix, the timestamp and the type. enc names the encoding in errors.
+func (d *deltaDecoder) appendQualifier(kl, common int, enc string) error {
+	qual := kl - common - tsTypeSize
+	if qual < 0 {
+		return formatError("%s key length %d shorter than common prefix %d", enc, kl, common)
+	}
+	d.dst = append(d.dst, d.src.bytes(qual)...)
+	return nil
+}
+
 // fastDiffCell decodes one FAST_DIFF cell.
 func (d *deltaDecoder) fastDiffCell() error {
 	flag := d.src.u8()
-	kl, vl := d.pkl, d.pvl
-	if d.first || flag&fastSameKeyLen == 0 {
-		kl = d.src.uvarint32()
-	}
-	if d.first || flag&fastSameValueLen == 0 {
-		vl = d.src.uvarint32()
-	}
-	common := d.src.uvarint32()
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.checkLens(kl, vl); err != nil {
-		return err
+	kl, vl, common, err := d.cellLens(flag, fastSameKeyLen, fastSameValueLen)
+	if err != nil || d.src.err != nil {
+		return err // a short input's error is d.src's
 	}
 	if d.first {
 		if common != 0 {
@@ -371,16 +400,7 @@ func (d *deltaDecoder) fastDiffCell() error {
 		}
 		k := d.beginCell(kl, vl)
 		d.dst = append(d.dst, d.src.bytes(kl)...)
-		if d.src.err != nil {
-			return nil
-		}
-		if err := d.endKey(k, kl); err != nil {
-			return err
-		}
-		d.pv = len(d.dst)
-		d.pvl = vl
-		d.dst = append(d.dst, d.src.bytes(vl)...)
-		return nil
+		return d.endCell(k, kl, vl)
 	}
 	prevRow := d.prevRowLen()
 	if common > d.pkl-tsTypeSize {
@@ -402,12 +422,8 @@ func (d *deltaDecoder) fastDiffCell() error {
 			return formatError("FAST_DIFF key length %d too short for row %d and family %d", kl, rl, fl)
 		}
 		d.dst = append(d.dst, d.src.bytes(qual)...)
-	} else {
-		qual := kl - common - tsTypeSize
-		if qual < 0 {
-			return formatError("FAST_DIFF key length %d shorter than common prefix %d", kl, common)
-		}
-		d.dst = append(d.dst, d.src.bytes(qual)...)
+	} else if err := d.appendQualifier(kl, common, "FAST_DIFF"); err != nil {
+		return err
 	}
 	// timestamp: shared leading bytes from the previous timestamp
 	tp := int(flag & fastTSPrefixMask)
@@ -450,19 +466,9 @@ func (d *deltaDecoder) diffCell() error {
 		d.family = append(append(d.family[:0], byte(fl)), fam...)
 	}
 	flag := d.src.u8()
-	kl, vl := d.pkl, d.pvl
-	if d.first || flag&diffSameKeyLen == 0 {
-		kl = d.src.uvarint32()
-	}
-	if d.first || flag&diffSameValueLen == 0 {
-		vl = d.src.uvarint32()
-	}
-	common := d.src.uvarint32()
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.checkLens(kl, vl); err != nil {
-		return err
+	kl, vl, common, err := d.cellLens(flag, diffSameKeyLen, diffSameValueLen)
+	if err != nil || d.src.err != nil {
+		return err // a short input's error is d.src's
 	}
 	if (d.first && common != 0) || (!d.first && common > d.pkl-tsTypeSize) {
 		return formatError("DIFF common prefix %d longer than previous key %d", common, d.pkl)
@@ -484,12 +490,8 @@ func (d *deltaDecoder) diffCell() error {
 			return formatError("DIFF key length %d too short for row %d", kl, rl)
 		}
 		d.dst = append(d.dst, d.src.bytes(qual)...)
-	} else {
-		qual := kl - common - tsTypeSize
-		if qual < 0 {
-			return formatError("DIFF key length %d shorter than common prefix %d", kl, common)
-		}
-		d.dst = append(d.dst, d.src.bytes(qual)...)
+	} else if err := d.appendQualifier(kl, common, "DIFF"); err != nil {
+		return err
 	}
 	n := int((flag&diffTSLenMask)>>4) + 1
 	tb := d.src.bytes(n)
@@ -510,15 +512,7 @@ func (d *deltaDecoder) diffCell() error {
 	} else {
 		d.dst = append(d.dst, d.src.u8())
 	}
-	if d.src.err != nil {
-		return nil
-	}
-	if err := d.endKey(k, kl); err != nil {
-		return err
-	}
-	d.pv, d.pvl = len(d.dst), vl
-	d.dst = append(d.dst, d.src.bytes(vl)...)
-	return nil
+	return d.endCell(k, kl, vl)
 }
 
 // decodeRowIndex extracts the cells of a ROW_INDEX_V1 payload: cells in NONE

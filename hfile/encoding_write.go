@@ -146,6 +146,36 @@ func appendLittle(dst []byte, v int64, n int) []byte {
 	return dst
 }
 
+// sameBits returns the bits of a DIFF or FAST_DIFF flag (given as keyLen,
+// valueLen and typ) that say cur has the key length, value length or type of
+// the cell before it.
+func sameBits(cur, prev *rawCell, cc, pc *Cell, keyLen, valueLen, typ byte) byte {
+	var flag byte
+	if len(cur.key) == len(prev.key) {
+		flag |= keyLen
+	}
+	if len(cur.value) == len(prev.value) {
+		flag |= valueLen
+	}
+	if cc.Type == pc.Type {
+		flag |= typ
+	}
+	return flag
+}
+
+// appendCellLens appends the key length, value length and common prefix
+// length of a DIFF or FAST_DIFF cell, leaving out a length whose "same" bit
+// is set in flag. It is what deltaDecoder.cellLens reads.
+func appendCellLens(dst []byte, cur *rawCell, common int, flag, sameKeyLen, sameValueLen byte) []byte {
+	if flag&sameKeyLen == 0 {
+		dst = appendCompressedInt(dst, len(cur.key))
+	}
+	if flag&sameValueLen == 0 {
+		dst = appendCompressedInt(dst, len(cur.value))
+	}
+	return appendCompressedInt(dst, common)
+}
+
 func diffEncode(dst []byte, cur *rawCell, cc *Cell, prev *rawCell, pc *Cell, first bool) []byte {
 	var flag byte
 	ts := cc.Timestamp
@@ -163,15 +193,7 @@ func diffEncode(dst []byte, cur *rawCell, cc *Cell, prev *rawCell, pc *Cell, fir
 		dst = append(dst, cc.Family...)
 	} else {
 		common = flatCommonPrefix(cc, pc)
-		if len(cur.key) == len(prev.key) {
-			flag |= diffSameKeyLen
-		}
-		if len(cur.value) == len(prev.value) {
-			flag |= diffSameValueLen
-		}
-		if cc.Type == pc.Type {
-			flag |= diffSameType
-		}
+		flag |= sameBits(cur, prev, cc, pc, diffSameKeyLen, diffSameValueLen, diffSameType)
 		diff = pc.Timestamp - ts
 		neg := ts < 0
 		if neg {
@@ -196,13 +218,7 @@ func diffEncode(dst []byte, cur *rawCell, cc *Cell, prev *rawCell, pc *Cell, fir
 		}
 	}
 	dst = append(dst, flag)
-	if flag&diffSameKeyLen == 0 {
-		dst = appendCompressedInt(dst, len(cur.key))
-	}
-	if flag&diffSameValueLen == 0 {
-		dst = appendCompressedInt(dst, len(cur.value))
-	}
-	dst = appendCompressedInt(dst, common)
+	dst = appendCellLens(dst, cur, common, flag, diffSameKeyLen, diffSameValueLen)
 	dst = writeKeyRest(dst, cc, common)
 	if flag&diffTSIsDiff == 0 {
 		dst = appendLittle(dst, ts, tsLen)
@@ -226,15 +242,7 @@ func fastDiffEncode(dst []byte, cur *rawCell, cc *Cell, prev *rawCell, pc *Cell,
 	}
 	var flag byte
 	common := flatCommonPrefix(cc, pc)
-	if len(cur.key) == len(prev.key) {
-		flag |= fastSameKeyLen
-	}
-	if len(cur.value) == len(prev.value) {
-		flag |= fastSameValueLen
-	}
-	if cc.Type == pc.Type {
-		flag |= fastSameType
-	}
+	flag |= sameBits(cur, prev, cc, pc, fastSameKeyLen, fastSameValueLen, fastSameType)
 	var ts, pts [8]byte
 	binary.BigEndian.PutUint64(ts[:], uint64(cc.Timestamp))
 	binary.BigEndian.PutUint64(pts[:], uint64(pc.Timestamp))
@@ -244,13 +252,7 @@ func fastDiffEncode(dst []byte, cur *rawCell, cc *Cell, prev *rawCell, pc *Cell,
 		flag |= fastSameValue
 	}
 	dst = append(dst, flag)
-	if flag&fastSameKeyLen == 0 {
-		dst = appendCompressedInt(dst, len(cur.key))
-	}
-	if flag&fastSameValueLen == 0 {
-		dst = appendCompressedInt(dst, len(cur.value))
-	}
-	dst = appendCompressedInt(dst, common)
+	dst = appendCellLens(dst, cur, common, flag, fastSameKeyLen, fastSameValueLen)
 	dst = writeKeyRest(dst, cc, common)
 	dst = append(dst, ts[tp:]...)
 	if flag&fastSameType == 0 {

@@ -152,7 +152,7 @@ func (fi *FileInfo) interpret() error {
 		return err
 	}
 	if v, ok := fi.Raw[FileInfoDataBlockEncoding]; ok {
-		e, ok := encodingByName(string(v))
+		e, ok := ParseEncoding(string(v))
 		if !ok {
 			return unsupportedError("data block encoding %q", v)
 		}

@@ -297,23 +297,18 @@ func (r *Reader) Trailer() Trailer { return r.trailer }
 func (r *Reader) EntryCount() uint64 { return r.trailer.EntryCount }
 
 // FirstKey returns the first cell key of the file, or nil if it is empty.
-func (r *Reader) FirstKey() *Cell {
-	if len(r.info.FirstKey) == 0 {
-		return nil
-	}
-	c, err := ParseKey(r.info.FirstKey)
-	if err != nil {
-		return nil
-	}
-	return c
-}
+func (r *Reader) FirstKey() *Cell { return infoKey(r.info.FirstKey) }
 
 // LastKey returns the last cell key of the file, or nil if it is empty.
-func (r *Reader) LastKey() *Cell {
-	if len(r.info.LastKey) == 0 {
+func (r *Reader) LastKey() *Cell { return infoKey(r.info.LastKey) }
+
+// infoKey parses a key of the file info, or returns nil when it is empty or
+// does not parse.
+func infoKey(b []byte) *Cell {
+	if len(b) == 0 {
 		return nil
 	}
-	c, err := ParseKey(r.info.LastKey)
+	c, err := ParseKey(b)
 	if err != nil {
 		return nil
 	}

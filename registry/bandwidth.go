@@ -37,9 +37,7 @@ func (r *Registry) Bandwidth(ctx context.Context, job string) (bytesPerSec float
 }
 
 func encodeBandwidth(v uint64) []byte {
-	w := make(writeBuf, 0, 12)
-	w.byte(recBandwidth)
-	w.byte(recFormat)
+	w := newRecord(recBandwidth, 12)
 	w.uvarint(v)
 	return w
 }

@@ -159,13 +159,9 @@ func (r *Registry) sweep(ctx context.Context, job string, h *claimHint) error {
 		if !mayHoldOrphans(s) {
 			return nil
 		}
-		var lists [len(kindsByStatus)][]string
-		for i, k := range []string{kindCheckpoints, kindClaims, kindDone, kindFailed} {
-			l, err := r.list(ctx, job, k, b)
-			if err != nil {
-				return err
-			}
-			lists[i] = l
+		lists, err := r.listKinds(ctx, job, b, [...]string{kindCheckpoints, kindClaims, kindDone, kindFailed})
+		if err != nil {
+			return err
 		}
 		orphans[b] = orphansOf(lists[0], lists[1], lists[2], lists[3])
 		return nil

@@ -34,6 +34,12 @@ const (
 // writeBuf appends the fields of a record.
 type writeBuf []byte
 
+// newRecord starts a record of that kind with room for size bytes: its kind
+// and format version, which readBuf.header checks.
+func newRecord(kind byte, size int) writeBuf {
+	return append(make(writeBuf, 0, size), kind, recFormat)
+}
+
 func (w *writeBuf) byte(b byte)      { *w = append(*w, b) }
 func (w *writeBuf) uvarint(v uint64) { *w = binary.AppendUvarint(*w, v) }
 func (w *writeBuf) varint(v int64)   { *w = binary.AppendVarint(*w, v) }
@@ -62,24 +68,15 @@ func (r *readBuf) byte(what string) byte {
 	return c
 }
 
-func (r *readBuf) uvarint(what string) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail(what + ": bad varint")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *readBuf) uvarint(what string) uint64 { return readVarint(r, what, binary.Uvarint) }
+func (r *readBuf) varint(what string) int64   { return readVarint(r, what, binary.Varint) }
 
-func (r *readBuf) varint(what string) int64 {
+// readVarint reads a varint with decode (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](r *readBuf, what string, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b)
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.fail(what + ": bad varint")
 		return 0
@@ -133,9 +130,7 @@ type jobRecord struct {
 }
 
 func (j jobRecord) encode() []byte {
-	w := make(writeBuf, 0, 8+len(j.Message)+len(j.Spec))
-	w.byte(recJob)
-	w.byte(recFormat)
+	w := newRecord(recJob, 8+len(j.Message)+len(j.Spec))
 	w.byte(byte(j.State))
 	w.string(j.Message)
 	w.rest(j.Spec)
@@ -169,9 +164,7 @@ type claimRecord struct {
 }
 
 func (c claimRecord) encode() []byte {
-	w := make(writeBuf, 0, 24+len(c.Worker))
-	w.byte(recClaim)
-	w.byte(recFormat)
+	w := newRecord(recClaim, 24+len(c.Worker))
 	w.string(c.Worker)
 	w.varint(c.Session)
 	w.varint(int64(c.Epoch))
@@ -208,9 +201,7 @@ type Result struct {
 }
 
 func (res Result) encode() []byte {
-	w := make(writeBuf, 0, 8+len(res.Worker)+len(res.Message))
-	w.byte(recResult)
-	w.byte(recFormat)
+	w := newRecord(recResult, 8+len(res.Worker)+len(res.Message))
 	w.byte(byte(res.Status))
 	w.string(res.Worker)
 	w.string(res.Message)
@@ -274,9 +265,7 @@ type Worker struct {
 }
 
 func (wk Worker) encode() []byte {
-	w := make(writeBuf, 0, 8+len(wk.Info))
-	w.byte(recWorker)
-	w.byte(recFormat)
+	w := newRecord(recWorker, 8+len(wk.Info))
 	w.uvarint(uint64(wk.Capacity))
 	w.string(wk.Info)
 	return w

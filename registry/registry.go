@@ -188,10 +188,7 @@ func (r *Registry) onEvent(ev zk.Event) {
 			r.lost = make(chan struct{})
 			r.lostDone = false
 		}
-		select {
-		case r.sessionUp <- struct{}{}:
-		default:
-		}
+		wake(r.sessionUp)
 	case zk.StateExpired:
 		r.endGeneration("session expired")
 	case zk.StateDisconnected:

@@ -295,13 +295,9 @@ func (r *Registry) Tasks(ctx context.Context, job string) ([]string, error) {
 // Claimable lists the tasks of one bucket that are neither claimed nor
 // finished, sorted: where a worker looks for work.
 func (r *Registry) Claimable(ctx context.Context, job string, bucket int) ([]string, error) {
-	var lists [len(kindsByStatus)][]string
-	for i, k := range kindsByStatus {
-		l, err := r.list(ctx, job, k, bucket)
-		if err != nil {
-			return nil, err
-		}
-		lists[i] = l
+	lists, err := r.listKinds(ctx, job, bucket, kindsByStatus)
+	if err != nil {
+		return nil, err
 	}
 	busy := map[string]bool{}
 	for _, l := range lists[1:] {
@@ -320,6 +316,19 @@ func (r *Registry) Claimable(ctx context.Context, job string, bucket int) ([]str
 
 // kindsByStatus are the folders that tell a task's status.
 var kindsByStatus = [...]string{kindTasks, kindClaims, kindDone, kindFailed}
+
+// listKinds lists the folders kinds of one bucket of a job, in that order.
+func (r *Registry) listKinds(ctx context.Context, job string, bucket int, kinds [len(kindsByStatus)]string) ([len(kindsByStatus)][]string, error) {
+	var lists [len(kindsByStatus)][]string
+	for i, k := range kinds {
+		l, err := r.list(ctx, job, k, bucket)
+		if err != nil {
+			return lists, err
+		}
+		lists[i] = l
+	}
+	return lists, nil
+}
 
 // Counts are a job's tasks by status.
 type Counts struct {
@@ -359,13 +368,9 @@ func (r *Registry) CountBuckets(ctx context.Context, job string, buckets []int) 
 	}
 	per := make([]Counts, len(buckets))
 	err := parallel(ctx, len(buckets), 16, func(i int) error {
-		var lists [len(kindsByStatus)][]string
-		for k, kind := range kindsByStatus {
-			l, err := r.list(ctx, job, kind, buckets[i])
-			if err != nil {
-				return err
-			}
-			lists[k] = l
+		lists, err := r.listKinds(ctx, job, buckets[i], kindsByStatus)
+		if err != nil {
+			return err
 		}
 		per[i] = countBucket(lists[0], lists[1], lists[2], lists[3])
 		return nil

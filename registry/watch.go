@@ -67,6 +67,15 @@ func (r *Registry) WatchWorkers(ctx context.Context) (<-chan struct{}, error) {
 	})
 }
 
+// wake sends a value on ch, a channel of capacity one, unless one is waiting
+// there already: receivers learn that something changed, not how often.
+func wake(ch chan<- struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
 func ignoreNoNode(err error) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
@@ -112,12 +121,7 @@ func (r *Registry) watch(ctx context.Context, what string, arms []armFunc) (<-ch
 		}
 	}
 	out := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case out <- struct{}{}:
-		default:
-		}
-	}
+	notify := func() { wake(out) }
 	go func() {
 		defer close(out)
 		for {
@@ -180,12 +184,7 @@ func (r *Registry) WatchAllJobs(ctx context.Context) (<-chan struct{}, error) {
 		return nil, err
 	}
 	out := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case out <- struct{}{}:
-		default:
-		}
-	}
+	notify := func() { wake(out) }
 	go func() {
 		defer close(out)
 		subs := map[string]context.CancelFunc{}

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/snapshot/pb"
 )
@@ -147,5 +148,5 @@ func (m mTable) write(t testing.TB, dir, name string) {
 
 // regionName returns the encoded name of a region of m.
 func (m mTable) regionName(r mRegion) string {
-	return EncodedRegionName(m.tableName(), []byte(r.start), r.id, 0)
+	return hbase.EncodedRegionName(m.tableName(), []byte(r.start), r.id, 0)
 }

@@ -3,8 +3,6 @@ package snapshot
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -182,25 +180,6 @@ type Manifest struct {
 	Files []ManifestFile
 }
 
-// EncodedRegionName derives a region's encoded name as HBase's
-// RegionInfo.encodeRegionName does for the current region name format: the
-// MD5, in lower-case hex, of "<table>,<startKey>,<regionId>" (with
-// "_<replicaId>" in %04X when the replica is not 0). table is
-// "namespace:qualifier", without the namespace for "default".
-func EncodedRegionName(table string, startKey []byte, regionID uint64, replicaID int) string {
-	var b []byte
-	b = append(b, table...)
-	b = append(b, ',')
-	b = append(b, startKey...)
-	b = append(b, ',')
-	b = strconv.AppendUint(b, regionID, 10)
-	if replicaID > 0 {
-		b = append(b, fmt.Sprintf("_%04X", replicaID)...)
-	}
-	sum := md5.Sum(b)
-	return hex.EncodeToString(sum[:])
-}
-
 // hfileNameRE is StoreFileInfo.HFILE_NAME_REGEX.
 var hfileNameRE = regexp.MustCompile(`^[0-9a-f]+(?:(?:_SeqId_[0-9]+_)|(?:_del))?$`)
 
@@ -268,7 +247,7 @@ func DecodeManifest(info, manifest []byte, lim Limits) (*Manifest, error) {
 			StartKey: ri.GetStartKey(), EndKey: ri.GetEndKey(), ID: ri.GetRegionId(),
 			ReplicaID: int(ri.GetReplicaId()), Offline: ri.GetOffline(), Split: ri.GetSplit(),
 		}
-		r.EncodedName = EncodedRegionName(m.Info.Table, r.StartKey, r.ID, r.ReplicaID)
+		r.EncodedName = hbase.EncodedRegionName(m.Info.Table, r.StartKey, r.ID, r.ReplicaID)
 		if len(r.EndKey) > 0 && bytes.Compare(r.StartKey, r.EndKey) >= 0 {
 			return nil, fmt.Errorf("%s: region %s: start key %s not below end key %s: %w", what, r.EncodedName,
 				job.FormatKey(r.StartKey), job.FormatKey(r.EndKey), ErrCorrupt)

@@ -135,11 +135,7 @@ func (c *Cluster) AbortRegionServer(ctx context.Context, server string) error {
 // off first, so that stopping it stops only the regions a test moved to it
 // on purpose (Move) and disturbs no other test's table.
 func (c *Cluster) StartRegionServer(ctx context.Context) (string, error) {
-	var r struct {
-		Server string `json:"server"`
-	}
-	err := c.ctl.do(ctx, "regionserver/start", c.Name, nil, &r)
-	return r.Server, err
+	return c.serverOp(ctx, "regionserver/start", nil)
 }
 
 // StopDataNode stops the DataNode with that transfer address and marks it dead
@@ -246,10 +242,15 @@ func (c *Cluster) Move(ctx context.Context, encodedRegion, server string) (strin
 	if server != "" {
 		req["server"] = server
 	}
+	return c.serverOp(ctx, "region/move", req)
+}
+
+// serverOp runs an operation that answers with a region server's name.
+func (c *Cluster) serverOp(ctx context.Context, op string, req map[string]any) (string, error) {
 	var r struct {
 		Server string `json:"server"`
 	}
-	err := c.ctl.do(ctx, "region/move", c.Name, req, &r)
+	err := c.ctl.do(ctx, op, c.Name, req, &r)
 	return r.Server, err
 }
 

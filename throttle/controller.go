@@ -72,33 +72,23 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	set := func(v *float64, d float64) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	set(&c.Floor, DefaultFloor)
-	set(&c.Step, DefaultStep)
-	set(&c.Decrease, DefaultDecrease)
-	set(&c.Hysteresis, DefaultHysteresis)
-	set(&c.LiftAbove, DefaultLiftAbove)
-	if c.Window <= 0 {
-		c.Window = DefaultWindow
-	}
-	if c.MinSamples <= 0 {
-		c.MinSamples = DefaultMinSamples
-	}
-	if c.Breaches <= 0 {
-		c.Breaches = DefaultBreaches
-	}
-	if c.Calm <= 0 {
-		c.Calm = DefaultCalm
-	}
-	if c.MinSlack <= 0 {
-		c.MinSlack = DefaultMinSlack
-	}
-	if c.WarmUp <= 0 {
-		c.WarmUp = DefaultWarmUp
+	setDefault(&c.Floor, DefaultFloor)
+	setDefault(&c.Step, DefaultStep)
+	setDefault(&c.Decrease, DefaultDecrease)
+	setDefault(&c.Hysteresis, DefaultHysteresis)
+	setDefault(&c.LiftAbove, DefaultLiftAbove)
+	setDefault(&c.Window, DefaultWindow)
+	setDefault(&c.MinSamples, DefaultMinSamples)
+	setDefault(&c.Breaches, DefaultBreaches)
+	setDefault(&c.Calm, DefaultCalm)
+	setDefault(&c.MinSlack, DefaultMinSlack)
+	setDefault(&c.WarmUp, DefaultWarmUp)
+}
+
+// setDefault sets *v to d when it is not positive (unset).
+func setDefault[T ~int | ~int64 | ~float64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
 	}
 }
 

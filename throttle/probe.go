@@ -162,15 +162,9 @@ type Prober struct {
 // goroutine). It returns the error of the first listing of the points when
 // that fails, else nil when ctx ends.
 func (p *Prober) Run(ctx context.Context, out func(Probe)) error {
-	if p.Rate <= 0 {
-		p.Rate = DefaultProbeRate
-	}
-	if p.Timeout <= 0 {
-		p.Timeout = DefaultProbeTimeout
-	}
-	if p.Refresh <= 0 {
-		p.Refresh = DefaultRefresh
-	}
+	setDefault(&p.Rate, DefaultProbeRate)
+	setDefault(&p.Timeout, DefaultProbeTimeout)
+	setDefault(&p.Refresh, DefaultRefresh)
 	log := p.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -59,9 +59,7 @@ func Start(ctx context.Context, cfg RunConfig) (*Throttle, error) {
 	if cfg.Prober == nil || cfg.Apply == nil {
 		return nil, errors.New("throttle: RunConfig needs a Prober and Apply")
 	}
-	if cfg.Interval <= 0 {
-		cfg.Interval = DefaultInterval
-	}
+	setDefault(&cfg.Interval, DefaultInterval)
 	c, err := NewController(cfg.Controller)
 	if err != nil {
 		return nil, err
