@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"rangecopy/server"
+	"rangecopy/api"
 )
 
 // DefaultTimeout bounds one call (not an event stream) when Options.Timeout is zero.
@@ -171,13 +171,13 @@ func decodeError(method, path string, resp *http.Response) error {
 // newRequest builds a call of path (under /api/v1) with a JSON body (nil: none).
 func (c *Client) newRequest(ctx context.Context, method, path string, query url.Values, body any) (*http.Request, error) {
 	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + server.APIPrefix + path
+	u.Path = strings.TrimRight(u.Path, "/") + api.APIPrefix + path
 	u.RawQuery = query.Encode()
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: encode the body: %w", method, server.APIPrefix+path, err)
+			return nil, fmt.Errorf("%s %s: encode the body: %w", method, api.APIPrefix+path, err)
 		}
 		r = bytes.NewReader(b)
 	}
@@ -202,7 +202,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := c.newRequest(ctx, method, path, query, body)
-	path = server.APIPrefix + path // as errors name it
+	path = api.APIPrefix + path // as errors name it
 	if err != nil {
 		return 0, err
 	}
@@ -240,7 +240,7 @@ const submitAttempts = 3
 // returns the first job, so a call whose answer was lost on the way is sent again (up to 3
 // times). created is false when the server answered with a job it had already (the same
 // copy running, or the same key).
-func (c *Client) SubmitJob(ctx context.Context, sub server.JobSubmission, idempotencyKey string) (job server.JobOut, created bool, err error) {
+func (c *Client) SubmitJob(ctx context.Context, sub api.JobSubmission, idempotencyKey string) (job api.JobOut, created bool, err error) {
 	var h http.Header
 	attempts := 1
 	if idempotencyKey != "" {
@@ -248,25 +248,25 @@ func (c *Client) SubmitJob(ctx context.Context, sub server.JobSubmission, idempo
 		attempts = submitAttempts
 	}
 	for i := 0; ; i++ {
-		var out server.JobOut
+		var out api.JobOut
 		status, err := c.do(ctx, http.MethodPost, "/jobs", nil, h, sub, &out)
 		if err == nil {
 			return out, status == http.StatusCreated, nil
 		}
 		if status != 0 || i+1 >= attempts || ctx.Err() != nil {
-			return server.JobOut{}, false, err
+			return api.JobOut{}, false, err
 		}
 		select {
 		case <-ctx.Done():
-			return server.JobOut{}, false, err
+			return api.JobOut{}, false, err
 		case <-time.After(time.Duration(i+1) * time.Second):
 		}
 	}
 }
 
 // GetJob returns a job.
-func (c *Client) GetJob(ctx context.Context, id string) (server.JobOut, error) {
-	var out server.JobOut
+func (c *Client) GetJob(ctx context.Context, id string) (api.JobOut, error) {
+	var out api.JobOut
 	_, err := c.do(ctx, http.MethodGet, jobPath(id), nil, nil, nil, &out)
 	return out, err
 }
@@ -285,8 +285,8 @@ type JobFilter struct {
 // JobPage is one page of jobs, oldest first; Next is the cursor of the next page, empty on
 // the last.
 type JobPage struct {
-	Jobs []server.JobOut `json:"jobs"`
-	Next string          `json:"next,omitempty"`
+	Jobs []api.JobOut `json:"jobs"`
+	Next string       `json:"next,omitempty"`
 }
 
 // ListJobs returns one page of jobs.
@@ -313,8 +313,8 @@ func (c *Client) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
 }
 
 // AllJobs returns every job the filter selects, reading page after page.
-func (c *Client) AllJobs(ctx context.Context, f JobFilter) ([]server.JobOut, error) {
-	var all []server.JobOut
+func (c *Client) AllJobs(ctx context.Context, f JobFilter) ([]api.JobOut, error) {
+	var all []api.JobOut
 	for {
 		p, err := c.ListJobs(ctx, f)
 		if err != nil {
@@ -329,31 +329,31 @@ func (c *Client) AllJobs(ctx context.Context, f JobFilter) ([]server.JobOut, err
 }
 
 // control posts an action (pause, resume, cancel) of a job.
-func (c *Client) control(ctx context.Context, id, action string) (server.JobOut, error) {
-	var out server.JobOut
+func (c *Client) control(ctx context.Context, id, action string) (api.JobOut, error) {
+	var out api.JobOut
 	_, err := c.do(ctx, http.MethodPost, jobPath(id, "/", action), nil, nil, nil, &out)
 	return out, err
 }
 
 // PauseJob pauses a job.
-func (c *Client) PauseJob(ctx context.Context, id string) (server.JobOut, error) {
+func (c *Client) PauseJob(ctx context.Context, id string) (api.JobOut, error) {
 	return c.control(ctx, id, "pause")
 }
 
 // ResumeJob resumes a paused job.
-func (c *Client) ResumeJob(ctx context.Context, id string) (server.JobOut, error) {
+func (c *Client) ResumeJob(ctx context.Context, id string) (api.JobOut, error) {
 	return c.control(ctx, id, "resume")
 }
 
 // CancelJob cancels a job.
-func (c *Client) CancelJob(ctx context.Context, id string) (server.JobOut, error) {
+func (c *Client) CancelJob(ctx context.Context, id string) (api.JobOut, error) {
 	return c.control(ctx, id, "cancel")
 }
 
 // SetBandwidth changes a job's job-wide read limit: a rate such as "200MB/s", or "0" for
 // none.
-func (c *Client) SetBandwidth(ctx context.Context, id, rate string) (server.JobOut, error) {
-	var out server.JobOut
+func (c *Client) SetBandwidth(ctx context.Context, id, rate string) (api.JobOut, error) {
+	var out api.JobOut
 	body := struct {
 		Bandwidth string `json:"bandwidth"`
 	}{rate}
@@ -362,28 +362,28 @@ func (c *Client) SetBandwidth(ctx context.Context, id, rate string) (server.JobO
 }
 
 // ListClusters returns the registered clusters.
-func (c *Client) ListClusters(ctx context.Context) ([]server.ClusterOut, error) {
+func (c *Client) ListClusters(ctx context.Context) ([]api.ClusterOut, error) {
 	var out struct {
-		Clusters []server.ClusterOut `json:"clusters"`
+		Clusters []api.ClusterOut `json:"clusters"`
 	}
 	_, err := c.do(ctx, http.MethodGet, "/clusters", nil, nil, nil, &out)
 	return out.Clusters, err
 }
 
 // GetCluster returns a registered cluster.
-func (c *Client) GetCluster(ctx context.Context, name string) (server.ClusterOut, error) {
-	var out server.ClusterOut
+func (c *Client) GetCluster(ctx context.Context, name string) (api.ClusterOut, error) {
+	var out api.ClusterOut
 	_, err := c.do(ctx, http.MethodGet, "/clusters/"+url.PathEscape(name), nil, nil, nil, &out)
 	return out, err
 }
 
 // CreateCluster registers a cluster (an admin's call).
-func (c *Client) CreateCluster(ctx context.Context, name string, in server.ClusterInput) (server.ClusterOut, error) {
+func (c *Client) CreateCluster(ctx context.Context, name string, in api.ClusterInput) (api.ClusterOut, error) {
 	body := struct {
 		Name string `json:"name"`
-		server.ClusterInput
+		api.ClusterInput
 	}{name, in}
-	var out server.ClusterOut
+	var out api.ClusterOut
 	_, err := c.do(ctx, http.MethodPost, "/clusters", nil, nil, body, &out)
 	return out, err
 }

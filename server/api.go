@@ -12,17 +12,16 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 )
-
-// APIPrefix is where the REST API lives.
-const APIPrefix = "/api/v1"
 
 // maxBody bounds a request body: a job or a cluster with its site files.
 const maxBody = 4 << 20
 
-// api is the REST API over one server.
-type api struct {
+// rest is the REST API over one server: its handlers translate HTTP to calls on the
+// server and its errors back to HTTP problems.
+type rest struct {
 	s   *Server
 	mux *http.ServeMux
 	h   huma.API
@@ -48,12 +47,12 @@ func callerOf(ctx context.Context) principal {
 // it are open to everyone (health, readiness, the spec).
 const roleMeta = "x-rangecopy-role"
 
-func newAPI(s *Server) *api {
-	a := &api{s: s, mux: http.NewServeMux()}
+func newAPI(s *Server) *rest {
+	a := &rest{s: s, mux: http.NewServeMux()}
 	cfg := huma.DefaultConfig("rangecopy", s.cfg.Version)
 	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, workers. " +
 		"Every operation but the health checks and this document needs a bearer token (rangecopy token create)."
-	cfg.OpenAPIPath = APIPrefix + "/openapi"
+	cfg.OpenAPIPath = api.APIPrefix + "/openapi"
 	cfg.DocsPath = ""
 	cfg.SchemasPath = ""
 	cfg.CreateHooks = nil // no $schema links in bodies: the spec is the contract
@@ -75,7 +74,7 @@ func newAPI(s *Server) *api {
 
 // handler is the server's HTTP handler: the API under /api/ (an unknown path there a
 // problem+json 404), /metrics (a viewer's), and the web dashboard at every other path.
-func (a *api) handler(dash http.Handler) http.Handler {
+func (a *rest) handler(dash http.Handler) http.Handler {
 	metrics := promhttp.HandlerFor(a.s.promReg, promhttp.HandlerOpts{})
 	root := http.NewServeMux()
 	root.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -92,7 +91,7 @@ func (a *api) handler(dash http.Handler) http.Handler {
 
 // op declares an operation that needs role (empty: open to everyone).
 func op(id, method, path, summary string, role catalog.Role, tags ...string) huma.Operation {
-	o := huma.Operation{OperationID: id, Method: method, Path: APIPrefix + path, Summary: summary,
+	o := huma.Operation{OperationID: id, Method: method, Path: api.APIPrefix + path, Summary: summary,
 		Tags: tags, MaxBodyBytes: maxBody}
 	if role != "" {
 		o.Security = []map[string][]string{{"bearer": {}}}
@@ -112,7 +111,7 @@ type authError struct {
 func (e *authError) Error() string { return e.msg }
 
 // authorize returns the caller of an Authorization header, if it may act as need.
-func (a *api) authorize(ctx context.Context, header string, need catalog.Role) (principal, error) {
+func (a *rest) authorize(ctx context.Context, header string, need catalog.Role) (principal, error) {
 	if a.s.cfg.InsecureNoAuth {
 		return principal{name: "anonymous (--insecure-no-auth)", role: catalog.RoleAdmin}, nil
 	}
@@ -139,7 +138,7 @@ func (a *api) authorize(ctx context.Context, header string, need catalog.Role) (
 }
 
 // authenticate is the middleware that lets through only callers of the operation's role.
-func (a *api) authenticate(ctx huma.Context, next func(huma.Context)) {
+func (a *rest) authenticate(ctx huma.Context, next func(huma.Context)) {
 	need, _ := ctx.Operation().Metadata[roleMeta].(catalog.Role)
 	if need == "" {
 		next(ctx)
@@ -166,7 +165,7 @@ func (a *api) authenticate(ctx huma.Context, next func(huma.Context)) {
 
 // audit records every mutating call, and every call refused for want of a token or a role,
 // in the catalog's audit log.
-func (a *api) audit(ctx huma.Context, next func(huma.Context)) {
+func (a *rest) audit(ctx huma.Context, next func(huma.Context)) {
 	ctx = huma.WithValue(ctx, principalKey{}, &principal{})
 	next(ctx)
 	status := ctx.Status()

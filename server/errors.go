@@ -41,7 +41,7 @@ func requestProblem(err error, prefix string) error {
 
 // problem turns an error of the catalog, the registry or the engine into the API's answer:
 // what the caller got wrong is a 4xx that says so, what failed on our side a 5xx.
-func (a *api) problem(err error, what string) error {
+func (a *rest) problem(err error, what string) error {
 	var se huma.StatusError
 	if errors.As(err, &se) {
 		return err

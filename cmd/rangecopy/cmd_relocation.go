@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"rangecopy/server"
+	"rangecopy/api"
 )
 
 // relocFlags are the flags every relocation action takes: the server (as job --server
@@ -54,13 +54,13 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 	f.api.add(pf)
 	pf.BoolVar(&f.jsonOut, "json", false, "print the server's JSON")
 
-	var in server.RelocationCreate
+	var in api.RelocationCreate
 	create := &cobra.Command{
 		Use:   "create --source <cluster> --target <cluster> --table <ns:t[=ns2:t]>... --schedule <cron>",
 		Short: "create a relocation; its full copy starts at once",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			var out server.RelocationOut
+			var out api.RelocationOut
 			if err := f.call(c.Context(), http.MethodPost, "/relocations", in, &out); err != nil {
 				return err
 			}
@@ -85,7 +85,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var out struct {
-				Relocations []server.RelocationOut `json:"relocations"`
+				Relocations []api.RelocationOut `json:"relocations"`
 			}
 			if err := f.call(c.Context(), http.MethodGet, "/relocations", nil, &out); err != nil {
 				return err
@@ -111,7 +111,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Short: "show a relocation: phase, watermark, lag, gates, windows, report",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var out server.RelocationOut
+			var out api.RelocationOut
 			if err := f.call(c.Context(), http.MethodGet, "/relocations/"+args[0], nil, &out); err != nil {
 				return err
 			}
@@ -124,7 +124,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Short: "cut over: final window, verification with repair, report (--dry-run: say what it would do)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var out server.CutoverOut
+			var out api.CutoverOut
 			body := map[string]bool{"force": force, "dryRun": dryRun}
 			if err := f.call(c.Context(), http.MethodPost, "/relocations/"+args[0]+"/cutover", body, &out); err != nil {
 				return err
@@ -159,7 +159,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 			Short: act + " a relocation",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
-				var out server.RelocationOut
+				var out api.RelocationOut
 				if err := f.call(c.Context(), http.MethodPost, "/relocations/"+args[0]+"/"+act, nil, &out); err != nil {
 					return err
 				}
@@ -171,7 +171,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 }
 
 // printRelocation writes a relocation as text (or its JSON).
-func printRelocation(w io.Writer, jsonOut bool, r server.RelocationOut) error {
+func printRelocation(w io.Writer, jsonOut bool, r api.RelocationOut) error {
 	if jsonOut {
 		return json.NewEncoder(w).Encode(r)
 	}
