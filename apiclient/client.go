@@ -93,23 +93,17 @@ func New(baseURL string, o Options) (*Client, error) {
 // URL is the server's base URL as given.
 func (c *Client) URL() string { return c.base.String() }
 
-// ErrorDetail is one thing a problem answer says was wrong: where (body.table) and what.
-type ErrorDetail struct {
-	Location string `json:"location,omitempty"`
-	Message  string `json:"message,omitempty"`
-	Value    any    `json:"value,omitempty"`
-}
-
 // Error is an answer of the API other than success: its RFC 9457 problem details, with the
 // call it answered.
 type Error struct {
 	// Method and Path are the call's.
 	Method, Path string
-	// Status is the HTTP status; Title, Detail and Errors the problem's.
+	// Status is the HTTP status; Type, Title, Detail and Errors the problem's.
 	Status int
+	Type   api.ProblemType
 	Title  string
 	Detail string
-	Errors []ErrorDetail
+	Errors []*api.ProblemDetail
 }
 
 // Error names the call, the status and what the server said.
@@ -151,14 +145,9 @@ func IsNotFound(err error) bool { return StatusOf(err) == http.StatusNotFound }
 func decodeError(method, path string, resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	e := &Error{Method: method, Path: path, Status: resp.StatusCode}
-	var p struct {
-		Title  string        `json:"title"`
-		Status int           `json:"status"`
-		Detail string        `json:"detail"`
-		Errors []ErrorDetail `json:"errors"`
-	}
+	var p api.Problem
 	if json.Unmarshal(body, &p) == nil && (p.Title != "" || p.Detail != "" || p.Status != 0) {
-		e.Title, e.Detail, e.Errors = p.Title, p.Detail, p.Errors
+		e.Type, e.Title, e.Detail, e.Errors = p.Type, p.Title, p.Detail, p.Errors
 	} else if s := strings.TrimSpace(string(body)); s != "" {
 		if len(s) > 512 {
 			s = s[:512] + "..."
@@ -282,15 +271,9 @@ type JobFilter struct {
 	Limit  int
 }
 
-// JobPage is one page of jobs, oldest first; Next is the cursor of the next page, empty on
-// the last.
-type JobPage struct {
-	Jobs []api.JobOut `json:"jobs"`
-	Next string       `json:"next,omitempty"`
-}
-
-// ListJobs returns one page of jobs.
-func (c *Client) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
+// ListJobs returns one page of jobs, oldest first; its Next is the cursor of the page after,
+// empty on the last.
+func (c *Client) ListJobs(ctx context.Context, f JobFilter) (api.JobList, error) {
 	q := url.Values{}
 	if len(f.States) > 0 {
 		q.Set("state", strings.Join(f.States, ","))
@@ -307,7 +290,7 @@ func (c *Client) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
 	if f.Limit > 0 {
 		q.Set("limit", fmt.Sprint(f.Limit))
 	}
-	var out JobPage
+	var out api.JobList
 	_, err := c.do(ctx, http.MethodGet, "/jobs", q, nil, nil, &out)
 	return out, err
 }
@@ -354,20 +337,26 @@ func (c *Client) CancelJob(ctx context.Context, id string) (api.JobOut, error) {
 // none.
 func (c *Client) SetBandwidth(ctx context.Context, id, rate string) (api.JobOut, error) {
 	var out api.JobOut
-	body := struct {
-		Bandwidth string `json:"bandwidth"`
-	}{rate}
+	body := api.JobPatch{Bandwidth: rate}
 	_, err := c.do(ctx, http.MethodPatch, jobPath(id), nil, nil, body, &out)
 	return out, err
 }
 
-// ListClusters returns the registered clusters.
+// ListClusters returns the registered clusters, by name, reading page after page.
 func (c *Client) ListClusters(ctx context.Context) ([]api.ClusterOut, error) {
-	var out struct {
-		Clusters []api.ClusterOut `json:"clusters"`
+	var all []api.ClusterOut
+	q := url.Values{}
+	for {
+		var page api.ClusterList
+		if _, err := c.do(ctx, http.MethodGet, "/clusters", q, nil, nil, &page); err != nil {
+			return all, err
+		}
+		all = append(all, page.Clusters...)
+		if page.Next == "" || page.Next == q.Get("cursor") {
+			return all, nil
+		}
+		q.Set("cursor", page.Next)
 	}
-	_, err := c.do(ctx, http.MethodGet, "/clusters", nil, nil, nil, &out)
-	return out.Clusters, err
 }
 
 // GetCluster returns a registered cluster.
@@ -379,13 +368,31 @@ func (c *Client) GetCluster(ctx context.Context, name string) (api.ClusterOut, e
 
 // CreateCluster registers a cluster (an admin's call).
 func (c *Client) CreateCluster(ctx context.Context, name string, in api.ClusterInput) (api.ClusterOut, error) {
-	body := struct {
-		Name string `json:"name"`
-		api.ClusterInput
-	}{name, in}
+	body := api.ClusterCreateRequest{Name: name, ClusterInput: in}
 	var out api.ClusterOut
 	_, err := c.do(ctx, http.MethodPost, "/clusters", nil, nil, body, &out)
 	return out, err
+}
+
+// ListRelocations returns every relocation (with open, those that have not ended), oldest
+// first, reading page after page.
+func (c *Client) ListRelocations(ctx context.Context, open bool) ([]api.RelocationOut, error) {
+	var all []api.RelocationOut
+	q := url.Values{}
+	if open {
+		q.Set("open", "true")
+	}
+	for {
+		var page api.RelocationList
+		if _, err := c.do(ctx, http.MethodGet, "/relocations", q, nil, nil, &page); err != nil {
+			return all, err
+		}
+		all = append(all, page.Relocations...)
+		if page.Next == "" || page.Next == q.Get("cursor") {
+			return all, nil
+		}
+		q.Set("cursor", page.Next)
+	}
 }
 
 // Call makes one call to path under /api/v1 (a path the typed calls do not cover, such as

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -50,8 +51,9 @@ const roleMeta = "x-rangecopy-role"
 func newAPI(s *Server) *rest {
 	a := &rest{s: s, mux: http.NewServeMux()}
 	cfg := huma.DefaultConfig("rangecopy", s.cfg.Version)
-	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, workers. " +
-		"Every operation but the health checks and this document needs a bearer token (rangecopy token create)."
+	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, relocations, verifications, workers, tokens. " +
+		"Every operation but the health checks and this document needs a bearer token (rangecopy token create). " +
+		"Every list is read a page at a time (cursor, limit; next in the answer); every error answer is an RFC 9457 problem (api.Problem)."
 	cfg.OpenAPIPath = api.APIPrefix + "/openapi"
 	cfg.DocsPath = ""
 	cfg.SchemasPath = ""
@@ -200,37 +202,53 @@ func writeProblem(w http.ResponseWriter, err error) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"title":%q,"status":%d,"detail":%q}`, http.StatusText(status), status, msg)
+	_ = json.NewEncoder(w).Encode(api.NewProblem(status, msg))
 }
 
-// useClearErrors makes huma's request validation answer 400 (not 422) with a detail that
-// names every field that is wrong and why, so that a client reads what to fix from the
-// detail alone. huma keeps its error constructor in a package variable; every server sets
-// the same function.
+// useClearErrors makes every error answer an api.Problem, and huma's request validation
+// answer 400 (not 422) with a detail that names every field that is wrong and why, so that
+// a client reads what to fix from the detail alone. huma keeps its error constructors in
+// package variables; every server sets the same functions.
 func useClearErrors() {
+	huma.NewError = newProblem
 	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
-		details := make([]*huma.ErrorDetail, 0, len(errs))
-		var parts []string
-		for _, e := range errs {
-			if e == nil {
-				continue
-			}
-			d, ok := e.(huma.ErrorDetailer)
-			if !ok {
-				details = append(details, &huma.ErrorDetail{Message: e.Error()})
-				parts = append(parts, e.Error())
-				continue
-			}
-			ed := d.ErrorDetail()
-			details = append(details, ed)
-			parts = append(parts, strings.TrimPrefix(ed.Location, "body.")+": "+ed.Message)
-		}
-		if status == http.StatusUnprocessableEntity {
-			status = http.StatusBadRequest
-			if len(parts) > 0 {
-				msg = "the request is not valid: " + strings.Join(parts, "; ")
-			}
-		}
-		return &huma.ErrorModel{Status: status, Title: http.StatusText(status), Detail: msg, Errors: details}
+		return newProblem(status, msg, errs...)
 	}
+}
+
+// newProblem is the API's answer of a status: its problem details, with each error of errs
+// as a detail (huma's validation errors say where they are).
+func newProblem(status int, msg string, errs ...error) huma.StatusError {
+	details := make([]*api.ProblemDetail, 0, len(errs))
+	var parts []string
+	for _, e := range errs {
+		var d *api.ProblemDetail
+		switch x := e.(type) {
+		case nil:
+			continue
+		case *api.ProblemDetail:
+			d = x
+		case huma.ErrorDetailer:
+			hd := x.ErrorDetail()
+			d = &api.ProblemDetail{Message: hd.Message, Location: hd.Location, Value: hd.Value}
+		default:
+			d = &api.ProblemDetail{Message: e.Error()}
+		}
+		details = append(details, d)
+		if d.Location == "" {
+			parts = append(parts, d.Message)
+		} else {
+			parts = append(parts, strings.TrimPrefix(d.Location, "body.")+": "+d.Message)
+		}
+	}
+	if status == http.StatusUnprocessableEntity {
+		status = http.StatusBadRequest
+		if len(parts) > 0 {
+			msg = "the request is not valid: " + strings.Join(parts, "; ")
+		}
+	}
+	if len(details) == 0 {
+		details = nil
+	}
+	return api.NewProblem(status, msg, details...)
 }

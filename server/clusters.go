@@ -29,9 +29,7 @@ type clusterOutput struct {
 }
 
 type clusterListOutput struct {
-	Body struct {
-		Clusters []api.ClusterOut `json:"clusters" doc:"every registered cluster, by name"`
-	}
+	Body api.ClusterList
 }
 
 // configOf reads a registered cluster as the engine reaches it. It talks to no cluster.
@@ -120,27 +118,25 @@ func recordOf(name string, in api.ClusterInput, cfg cluster.Config) catalog.Clus
 
 func (a *rest) registerClusters() {
 	cat := a.s.cat
-	huma.Register(a.h, op("list-clusters", http.MethodGet, "/clusters", "List the registered clusters", catalog.RoleViewer, "clusters"),
-		func(ctx context.Context, _ *struct{}) (*clusterListOutput, error) {
-			cs, err := cat.ListClusters(ctx)
-			if err != nil {
-				return nil, a.problem(err, "clusters")
-			}
-			out := &clusterListOutput{}
-			out.Body.Clusters = []api.ClusterOut{}
-			for _, c := range cs {
-				out.Body.Clusters = append(out.Body.Clusters, clusterOut(c))
-			}
-			return out, nil
-		})
+	list := op("list-clusters", http.MethodGet, "/clusters", "List the registered clusters", catalog.RoleViewer, "clusters")
+	list.Errors = append(list.Errors, http.StatusBadRequest)
+	huma.Register(a.h, list, func(ctx context.Context, in *struct{ api.PageQuery }) (*clusterListOutput, error) {
+		cs, err := cat.ListClusters(ctx)
+		if err != nil {
+			return nil, a.problem(err, "clusters")
+		}
+		page, next := pageByKey(cs, func(c catalog.Cluster) string { return c.Name }, in.PageQuery)
+		out := &clusterListOutput{Body: api.ClusterList{Clusters: []api.ClusterOut{}, Next: next}}
+		for _, c := range page {
+			out.Body.Clusters = append(out.Body.Clusters, clusterOut(c))
+		}
+		return out, nil
+	})
 	create := op("create-cluster", http.MethodPost, "/clusters", "Register a cluster", catalog.RoleAdmin, "clusters")
 	create.DefaultStatus = http.StatusCreated
 	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusConflict)
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {
-		Body struct {
-			Name string `json:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name, such as dc1"`
-			api.ClusterInput
-		}
+		Body api.ClusterCreateRequest
 	}) (*clusterOutput, error) {
 		cfg, err := configOf(in.Body.Name, in.Body.ClusterInput)
 		if err != nil {

@@ -41,7 +41,7 @@ func dashErr(err error) error {
 	}
 	st := se.GetStatus()
 	msg := err.Error()
-	var em *huma.ErrorModel
+	var em *api.Problem
 	if errors.As(err, &em) && em.Detail != "" {
 		msg = em.Detail
 	}
@@ -147,7 +147,7 @@ func msText(ms *int64, none string) string {
 }
 
 func (d dashSource) Tasks(ctx context.Context, id string, f dashboard.TaskFilter) (dashboard.TaskPage, error) {
-	out, err := d.a.listTasks(ctx, &listTasksIn{ID: id, State: f.State, Cursor: f.Cursor, Limit: f.Limit})
+	out, err := d.a.listTasks(ctx, &listTasksIn{ID: id, State: f.State, PageQuery: api.PageQuery{Cursor: f.Cursor, Limit: f.Limit}})
 	if err != nil {
 		return dashboard.TaskPage{}, dashErr(err)
 	}

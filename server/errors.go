@@ -9,6 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
 	"rangecopy/master"
@@ -20,8 +21,8 @@ const catalogTimeout = 10 * time.Second
 
 // fieldProblem is a 400 naming one field of the body and what is wrong with it.
 func fieldProblem(field, msg string, value any) error {
-	return huma.Error400BadRequest("the request body is not valid: "+field+": "+msg,
-		&huma.ErrorDetail{Location: "body." + field, Message: msg, Value: value})
+	return api.NewProblem(http.StatusBadRequest, "the request body is not valid: "+field+": "+msg,
+		&api.ProblemDetail{Location: "body." + field, Message: msg, Value: value})
 }
 
 // requestProblem is a 400 listing every field error of a job request.
@@ -30,13 +31,13 @@ func requestProblem(err error, prefix string) error {
 	if len(fes) == 0 {
 		return huma.Error400BadRequest(err.Error())
 	}
-	var details []error
+	var details []*api.ProblemDetail
 	var msgs []string
 	for _, fe := range fes {
-		details = append(details, &huma.ErrorDetail{Location: "body." + prefix + fe.Field, Message: fe.Err.Error()})
+		details = append(details, &api.ProblemDetail{Location: "body." + prefix + fe.Field, Message: fe.Err.Error()})
 		msgs = append(msgs, prefix+fe.Field+": "+fe.Err.Error())
 	}
-	return huma.Error400BadRequest("the request body is not valid: "+strings.Join(msgs, "; "), details...)
+	return api.NewProblem(http.StatusBadRequest, "the request body is not valid: "+strings.Join(msgs, "; "), details...)
 }
 
 // problem turns an error of the catalog, the registry or the engine into the API's answer:

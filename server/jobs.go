@@ -203,15 +203,11 @@ type listJobsIn struct {
 	State   []string `query:"state" enum:"pending,planning,running,paused,cancelling,done,failed,cancelled,lost" doc:"keep jobs in these states"`
 	Table   string   `query:"table" maxLength:"512" doc:"keep jobs of this source table"`
 	Cluster string   `query:"cluster" maxLength:"128" doc:"keep jobs whose source or target is this cluster"`
-	Cursor  string   `query:"cursor" maxLength:"1024" doc:"the next of the page before"`
-	Limit   int      `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
+	api.PageQuery
 }
 
 type listJobsOutput struct {
-	Body struct {
-		Jobs []api.JobOut `json:"jobs" doc:"oldest first"`
-		Next string       `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
-	}
+	Body api.JobList
 }
 
 type submitIn struct {
@@ -227,9 +223,7 @@ type submitOutput struct {
 // patchJobIn declares its path parameter itself: huma left an embedded jobIDIn's id empty.
 type patchJobIn struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
-	Body struct {
-		Bandwidth string `json:"bandwidth" maxLength:"64" doc:"new job-wide read cap, e.g. 200MB/s; \"0\" or \"none\" removes the cap" example:"200MB/s"`
-	}
+	Body api.JobPatch
 }
 
 func (a *rest) registerJobs() {

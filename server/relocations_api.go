@@ -91,12 +91,12 @@ func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windo
 
 // fieldErrs collects the fields of a body that are wrong.
 type fieldErrs struct {
-	details []error
+	details []*api.ProblemDetail
 	msgs    []string
 }
 
 func (f *fieldErrs) add(field, msg string, value any) {
-	f.details = append(f.details, &huma.ErrorDetail{Location: "body." + field, Message: msg, Value: value})
+	f.details = append(f.details, &api.ProblemDetail{Location: "body." + field, Message: msg, Value: value})
 	f.msgs = append(f.msgs, field+": "+msg)
 }
 
@@ -104,7 +104,7 @@ func (f *fieldErrs) err() error {
 	if len(f.msgs) == 0 {
 		return nil
 	}
-	return huma.Error400BadRequest("the request body is not valid: "+strings.Join(f.msgs, "; "), f.details...)
+	return api.NewProblem(http.StatusBadRequest, "the request body is not valid: "+strings.Join(f.msgs, "; "), f.details...)
 }
 
 // parseDuration reads a non-negative duration, def when empty.
@@ -214,24 +214,20 @@ func (a *rest) createRelocation(ctx context.Context, in api.RelocationCreate, by
 func (a *rest) registerRelocations() {
 	s := a.s
 	list := op("list-relocations", http.MethodGet, "/relocations", "List relocations", catalog.RoleViewer, "relocations")
+	list.Errors = append(list.Errors, http.StatusBadRequest)
 	huma.Register(a.h, list, func(ctx context.Context, in *struct {
 		Open bool `query:"open" doc:"keep those that have not ended"`
-	}) (*struct {
-		Body struct {
-			Relocations []api.RelocationOut `json:"relocations" doc:"oldest first"`
+		api.PageQuery
+	}) (*struct{ Body api.RelocationList }, error) {
+		page, err := s.cat.ListRelocationsPage(ctx, catalog.RelocationFilter{Open: in.Open, Cursor: in.Cursor, Limit: in.Limit})
+		if errors.Is(err, catalog.ErrInvalid) {
+			return nil, cursorProblem(in.Cursor)
 		}
-	}, error) {
-		rs, err := s.cat.ListRelocations(ctx, in.Open)
 		if err != nil {
 			return nil, a.problem(err, "relocations")
 		}
-		out := &struct {
-			Body struct {
-				Relocations []api.RelocationOut `json:"relocations" doc:"oldest first"`
-			}
-		}{}
-		out.Body.Relocations = []api.RelocationOut{}
-		for _, r := range rs {
+		out := &struct{ Body api.RelocationList }{Body: api.RelocationList{Relocations: []api.RelocationOut{}, Next: page.Next}}
+		for _, r := range page.Relocations {
 			v, err := s.relocationView(ctx, r, false)
 			if err != nil {
 				return nil, a.problem(err, "relocation "+r.ID)
@@ -293,10 +289,7 @@ func (a *rest) registerRelocations() {
 	cut.Errors = append(cut.Errors, http.StatusNotFound, http.StatusConflict)
 	huma.Register(a.h, cut, func(ctx context.Context, in *struct {
 		ID   string `path:"id" minLength:"1" maxLength:"64" doc:"the relocation's id"`
-		Body struct {
-			Force  bool `json:"force,omitempty" doc:"pass over the lag and verification gates"`
-			DryRun bool `json:"dryRun,omitempty" doc:"say what it would do, change nothing"`
-		}
+		Body api.CutoverRequest
 	}) (*struct{ Body api.CutoverOut }, error) {
 		return a.cutover(ctx, in.ID, in.Body.Force, in.Body.DryRun)
 	})

@@ -15,17 +15,13 @@ import (
 )
 
 type listTasksIn struct {
-	ID     string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
-	State  string `query:"state" enum:"pending,running,done,failed" doc:"keep tasks in this state"`
-	Cursor string `query:"cursor" maxLength:"256" doc:"the next of the page before (a task id)"`
-	Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
+	ID    string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
+	State string `query:"state" enum:"pending,running,done,failed" doc:"keep tasks in this state"`
+	api.PageQuery
 }
 
 type listTasksOutput struct {
-	Body struct {
-		Tasks []api.TaskOut `json:"tasks" doc:"by id"`
-		Next  string        `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
-	}
+	Body api.TaskList
 }
 
 // taskStates sorts every task of a job into its state from three listings of the registry

@@ -212,7 +212,7 @@ func (s *Server) verificationRun(ctx context.Context, in api.VerificationRequest
 		users[i] = user
 	}
 	if optErr != nil {
-		var se *huma.ErrorModel
+		var se *api.Problem
 		if errors.As(optErr, &se) {
 			for _, d := range se.Errors {
 				fe.details = append(fe.details, d)
@@ -365,10 +365,7 @@ type createVerificationOut struct {
 }
 
 type listVerificationsOut struct {
-	Body struct {
-		Verifications []api.VerificationOutput `json:"verifications" doc:"newest first"`
-		Next          string                   `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
-	}
+	Body api.VerificationList
 }
 
 func (a *rest) registerVerifications() {
@@ -390,10 +387,7 @@ func (a *rest) registerVerifications() {
 
 	list := op("list-verifications", http.MethodGet, "/verifications", "List verifications, newest first", catalog.RoleViewer, "verifications")
 	list.Errors = append(list.Errors, http.StatusBadRequest)
-	huma.Register(a.h, list, func(ctx context.Context, in *struct {
-		Cursor string `query:"cursor" maxLength:"1024" doc:"the next of the page before"`
-		Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
-	}) (*listVerificationsOut, error) {
+	huma.Register(a.h, list, func(ctx context.Context, in *struct{ api.PageQuery }) (*listVerificationsOut, error) {
 		page, err := s.cat.ListVerifications(ctx, catalog.VerificationFilter{Cursor: in.Cursor, Limit: in.Limit})
 		if err != nil {
 			if errors.Is(err, catalog.ErrInvalid) {

@@ -9,34 +9,28 @@ import (
 
 	"rangecopy/api"
 	"rangecopy/catalog"
+	"rangecopy/registry"
 )
 
 func (a *rest) registerWorkers() {
-	huma.Register(a.h, op("list-workers", http.MethodGet, "/workers", "List live workers and what they run", catalog.RoleViewer, "workers"),
-		func(ctx context.Context, _ *struct{}) (*struct {
-			Body struct {
-				Workers []api.WorkerOut `json:"workers" doc:"by id"`
-			}
-		}, error) {
-			ws, err := a.s.reg.Workers(ctx)
-			if err != nil {
-				return nil, a.problem(err, "workers")
-			}
-			held, err := a.s.heldTasks(ctx)
-			if err != nil {
-				return nil, a.problem(err, "workers")
-			}
-			out := &struct {
-				Body struct {
-					Workers []api.WorkerOut `json:"workers" doc:"by id"`
-				}
-			}{}
-			out.Body.Workers = []api.WorkerOut{}
-			for _, w := range ws {
-				out.Body.Workers = append(out.Body.Workers, api.WorkerOut{ID: w.ID, Capacity: w.Capacity, Info: w.Info, Running: held[w.ID]})
-			}
-			return out, nil
-		})
+	list := op("list-workers", http.MethodGet, "/workers", "List live workers and what they run", catalog.RoleViewer, "workers")
+	list.Errors = append(list.Errors, http.StatusBadRequest)
+	huma.Register(a.h, list, func(ctx context.Context, in *struct{ api.PageQuery }) (*struct{ Body api.WorkerList }, error) {
+		ws, err := a.s.reg.Workers(ctx)
+		if err != nil {
+			return nil, a.problem(err, "workers")
+		}
+		held, err := a.s.heldTasks(ctx)
+		if err != nil {
+			return nil, a.problem(err, "workers")
+		}
+		page, next := pageByKey(ws, func(w registry.Worker) string { return w.ID }, in.PageQuery)
+		out := &struct{ Body api.WorkerList }{Body: api.WorkerList{Workers: []api.WorkerOut{}, Next: next}}
+		for _, w := range page {
+			out.Body.Workers = append(out.Body.Workers, api.WorkerOut{ID: w.ID, Capacity: w.Capacity, Info: w.Info, Running: held[w.ID]})
+		}
+		return out, nil
+	})
 }
 
 func (a *rest) registerHealth() {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rangecopy/api"
+	"rangecopy/apiclient"
 )
 
 // relocFlags are the flags every relocation action takes: the server (as job --server
@@ -23,14 +24,19 @@ type relocFlags struct {
 
 // call sends one request to the server's API and decodes a 2xx answer into out.
 func (f relocFlags) call(ctx context.Context, method, path string, body, out any) error {
-	if f.api.serverURL() == "" {
-		return usageErrorf("--server is required (or $%s): the URL of rangecopy server, such as http://127.0.0.1:8080", serverEnv)
-	}
-	c, err := f.api.client()
+	c, err := f.client()
 	if err != nil {
 		return err
 	}
 	return c.Call(ctx, method, path, body, out)
+}
+
+// client is the client of the server the flags name.
+func (f relocFlags) client() (*apiclient.Client, error) {
+	if f.api.serverURL() == "" {
+		return nil, usageErrorf("--server is required (or $%s): the URL of rangecopy server, such as http://127.0.0.1:8080", serverEnv)
+	}
+	return f.api.client()
 }
 
 func newRelocationCommand() *cobra.Command {
@@ -84,11 +90,17 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Short: "list relocations",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			var out struct {
-				Relocations []api.RelocationOut `json:"relocations"`
-			}
-			if err := f.call(c.Context(), http.MethodGet, "/relocations", nil, &out); err != nil {
+			client, err := f.client()
+			if err != nil {
 				return err
+			}
+			rs, err := client.ListRelocations(c.Context(), false)
+			if err != nil {
+				return err
+			}
+			out := api.RelocationList{Relocations: rs}
+			if out.Relocations == nil {
+				out.Relocations = []api.RelocationOut{}
 			}
 			w := c.OutOrStdout()
 			if f.jsonOut {
