@@ -3,7 +3,7 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build image-files image docs deps testenv-build testenv-up testenv-down testenv-status demo test bench bench-scale vet fmt proto clean
+.PHONY: all build image-files image docs openapi deps testenv-build testenv-up testenv-down testenv-status demo test bench bench-scale vet fmt proto clean
 
 all: build
 
@@ -22,9 +22,14 @@ image-files:
 image: image-files
 	docker build -f deploy/Dockerfile --target prebuilt -t rangecopy:$(VERSION) .
 
-## docs: regenerate the markdown reference of every command in docs/cli (a test checks it is current)
-docs:
+## docs: regenerate the markdown reference of every command in docs/cli and the REST API's
+## OpenAPI document api/openapi.yaml (tests check both are current)
+docs: openapi
 	go generate ./cmd/rangecopy
+
+## openapi: regenerate api/openapi.yaml, the REST API's contract, from the code
+openapi:
+	go generate ./api
 
 ## deps: install what is missing (JDK 17, Maven, protoc, protoc-gen-go) and fetch Go and Maven dependencies
 deps:

@@ -9,5 +9,12 @@
 // JSON field names are the wire's; a field's doc, enum and limit tags become its schema.
 package api
 
+//go:generate go run ../cmd/rangecopy openapi --out openapi.yaml
+
 // APIPrefix is where the REST API lives, below a server's base URL.
 const APIPrefix = "/api/v1"
+
+// Version is the version of the contract, the OpenAPI document's info.version: a change a
+// client of an earlier version can follow (a field or an operation added) raises the minor;
+// one it cannot would take a new APIPrefix.
+const Version = "1.0"

@@ -50,7 +50,8 @@ const roleMeta = "x-rangecopy-role"
 
 func newAPI(s *Server) *rest {
 	a := &rest{s: s, mux: http.NewServeMux()}
-	cfg := huma.DefaultConfig("rangecopy", s.cfg.Version)
+	// The document is the contract (api/openapi.yaml): the same from every build.
+	cfg := huma.DefaultConfig("rangecopy", api.Version)
 	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, relocations, verifications, workers, tokens. " +
 		"Every operation but the health checks and this document needs a bearer token (rangecopy token create). " +
 		"Every list is read a page at a time (cursor, limit; next in the answer); every error answer is an RFC 9457 problem (api.Problem)."
@@ -251,4 +252,15 @@ func newProblem(status int, msg string, errs ...error) huma.StatusError {
 		details = nil
 	}
 	return api.NewProblem(status, msg, details...)
+}
+
+// OpenAPI is the REST API's OpenAPI document (YAML) as every server serves it at
+// APIPrefix/openapi.yaml, and as api/openapi.yaml holds it (go generate ./api).
+func OpenAPI() ([]byte, error) {
+	a := newAPI(&Server{})
+	b, err := a.h.OpenAPI().YAML()
+	if err != nil {
+		return nil, fmt.Errorf("the OpenAPI document: %w", err)
+	}
+	return b, nil
 }

@@ -121,6 +121,7 @@ func (r *rig) loadSpec() {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	checkCommittedSpec(t, b)
 	doc, err := openapi3.NewLoader().LoadFromData(b)
 	if err != nil {
 		t.Fatalf("the server's OpenAPI document: %v", err)
