@@ -298,7 +298,7 @@ func (d dashSource) RelocationAction(ctx context.Context, p dashboard.Principal,
 	case dashboard.RelocationPause, dashboard.RelocationResume, dashboard.RelocationCancel:
 		_, err = d.a.s.relocationEvent(ctx, id, controlEvent(string(act), p.Name+" (dashboard)"), nil, nil)
 		if err != nil {
-			err = d.a.relocationProblem(err, id)
+			err = d.a.problem(err, "relocation "+id)
 		}
 	case dashboard.RelocationDryRun:
 		path = "/relocations/" + id + "/cutover"

@@ -14,6 +14,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
+	"rangecopy/relocation"
 )
 
 // catalogTimeout bounds one catalog call made on a request's behalf.
@@ -40,8 +41,9 @@ func requestProblem(err error, prefix string) error {
 	return api.NewProblem(http.StatusBadRequest, "the request body is not valid: "+strings.Join(msgs, "; "), details...)
 }
 
-// problem turns an error of the catalog, the registry or the engine into the API's answer:
-// what the caller got wrong is a 4xx that says so, what failed on our side a 5xx.
+// problem turns an error of the catalog, the registry, the engine or the relocation machine
+// into the API's answer: what the caller got wrong is a 4xx that says so, what failed on our
+// side a 5xx. It is the one place a domain error becomes an HTTP status.
 func (a *rest) problem(err error, what string) error {
 	var se huma.StatusError
 	if errors.As(err, &se) {
@@ -49,7 +51,10 @@ func (a *rest) problem(err error, what string) error {
 	}
 	msg := strings.TrimPrefix(err.Error(), "catalog: ")
 	var stateErr *master.StateError
+	var refused *relocation.RefusedError
 	switch {
+	case errors.As(err, &refused):
+		return huma.Error409Conflict(refused.Error())
 	case errors.Is(err, catalog.ErrNotFound), errors.Is(err, registry.ErrNotFound):
 		return huma.Error404NotFound(what + ": not found")
 	case errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrInUse), errors.As(err, &stateErr):

@@ -278,7 +278,7 @@ func (a *rest) registerRelocations() {
 		huma.Register(a.h, o, func(ctx context.Context, in *relocationIDIn) (*relocationOutput, error) {
 			r, err := s.relocationEvent(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name), nil, nil)
 			if err != nil {
-				return nil, a.relocationProblem(err, in.ID)
+				return nil, a.problem(err, "relocation "+in.ID)
 			}
 			return a.relocationAnswer(ctx, r, false)
 		})
@@ -316,15 +316,6 @@ func (a *rest) relocationAnswer(ctx context.Context, r catalog.Relocation, windo
 		return nil, a.problem(err, "relocation "+r.ID)
 	}
 	return &relocationOutput{Body: v}, nil
-}
-
-// relocationProblem is the API's answer to an error of a relocation event.
-func (a *rest) relocationProblem(err error, id string) error {
-	var re *relocation.RefusedError
-	if errors.As(err, &re) {
-		return huma.Error409Conflict(re.Error())
-	}
-	return a.problem(err, "relocation "+id)
 }
 
 // patchRelocation changes the schedule, margin or bandwidth of a relocation.
@@ -387,7 +378,7 @@ func (a *rest) patchRelocation(ctx context.Context, id string, p api.RelocationP
 		return nil
 	})
 	if err != nil {
-		return nil, a.relocationProblem(err, id)
+		return nil, a.problem(err, "relocation "+id)
 	}
 	for _, j := range running {
 		if err := a.s.setBandwidth(ctx, j, bps); err != nil && !isStatus(err, http.StatusNotFound) && !isStatus(err, http.StatusConflict) {
@@ -433,7 +424,7 @@ func (a *rest) cutover(ctx context.Context, id string, force, dryRun bool) (*str
 	}
 	r, err = s.relocationEvent(ctx, id, relocation.Cutover{By: callerOf(ctx).name, Now: time.Now(), Force: force}, nil, nil)
 	if err != nil {
-		return nil, a.relocationProblem(err, id)
+		return nil, a.problem(err, "relocation "+id)
 	}
 	v, err := s.relocationView(ctx, r, false)
 	if err != nil {
