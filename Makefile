@@ -3,7 +3,7 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build image-files image docs deps testenv-build testenv-up testenv-down testenv-status demo test bench bench-scale vet fmt proto clean
+.PHONY: all build image-files image docs openapi deps testenv-build testenv-up testenv-down testenv-status demo test bench bench-scale vet fmt proto clean
 
 all: build
 
@@ -22,10 +22,14 @@ image-files:
 image: image-files
 	docker build -f deploy/Dockerfile --target prebuilt -t rangecopy:$(VERSION) .
 
-## docs: regenerate the markdown reference of every command in docs/cli and the package table
-## of docs/layout.md from the packages' doc comments (a test checks each is current)
-docs:
+## docs: regenerate the markdown reference of every command in docs/cli, the package table of
+## docs/layout.md and the REST API's OpenAPI document api/openapi.yaml (tests check each is current)
+docs: openapi
 	go generate ./cmd/rangecopy ./scripts/layout
+
+## openapi: regenerate api/openapi.yaml, the REST API's contract, from the code
+openapi:
+	go generate ./api
 
 ## deps: install what is missing (JDK 17, Maven, protoc, protoc-gen-go) and fetch Go and Maven dependencies
 deps:

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"rangecopy/server"
+	"rangecopy/api"
 )
 
 // DefaultTimeout bounds one call (not an event stream) when Options.Timeout is zero.
@@ -93,23 +93,17 @@ func New(baseURL string, o Options) (*Client, error) {
 // URL is the server's base URL as given.
 func (c *Client) URL() string { return c.base.String() }
 
-// ErrorDetail is one thing a problem answer says was wrong: where (body.table) and what.
-type ErrorDetail struct {
-	Location string `json:"location,omitempty"`
-	Message  string `json:"message,omitempty"`
-	Value    any    `json:"value,omitempty"`
-}
-
 // Error is an answer of the API other than success: its RFC 9457 problem details, with the
 // call it answered.
 type Error struct {
 	// Method and Path are the call's.
 	Method, Path string
-	// Status is the HTTP status; Title, Detail and Errors the problem's.
+	// Status is the HTTP status; Type, Title, Detail and Errors the problem's.
 	Status int
+	Type   api.ProblemType
 	Title  string
 	Detail string
-	Errors []ErrorDetail
+	Errors []*api.ProblemDetail
 }
 
 // Error names the call, the status and what the server said.
@@ -151,14 +145,9 @@ func IsNotFound(err error) bool { return StatusOf(err) == http.StatusNotFound }
 func decodeError(method, path string, resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	e := &Error{Method: method, Path: path, Status: resp.StatusCode}
-	var p struct {
-		Title  string        `json:"title"`
-		Status int           `json:"status"`
-		Detail string        `json:"detail"`
-		Errors []ErrorDetail `json:"errors"`
-	}
+	var p api.Problem
 	if json.Unmarshal(body, &p) == nil && (p.Title != "" || p.Detail != "" || p.Status != 0) {
-		e.Title, e.Detail, e.Errors = p.Title, p.Detail, p.Errors
+		e.Type, e.Title, e.Detail, e.Errors = p.Type, p.Title, p.Detail, p.Errors
 	} else if s := strings.TrimSpace(string(body)); s != "" {
 		if len(s) > 512 {
 			s = s[:512] + "..."
@@ -171,13 +160,13 @@ func decodeError(method, path string, resp *http.Response) error {
 // newRequest builds a call of path (under /api/v1) with a JSON body (nil: none).
 func (c *Client) newRequest(ctx context.Context, method, path string, query url.Values, body any) (*http.Request, error) {
 	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + server.APIPrefix + path
+	u.Path = strings.TrimRight(u.Path, "/") + api.APIPrefix + path
 	u.RawQuery = query.Encode()
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: encode the body: %w", method, server.APIPrefix+path, err)
+			return nil, fmt.Errorf("%s %s: encode the body: %w", method, api.APIPrefix+path, err)
 		}
 		r = bytes.NewReader(b)
 	}
@@ -202,7 +191,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := c.newRequest(ctx, method, path, query, body)
-	path = server.APIPrefix + path // as errors name it
+	path = api.APIPrefix + path // as errors name it
 	if err != nil {
 		return 0, err
 	}
@@ -240,7 +229,7 @@ const submitAttempts = 3
 // returns the first job, so a call whose answer was lost on the way is sent again (up to 3
 // times). created is false when the server answered with a job it had already (the same
 // copy running, or the same key).
-func (c *Client) SubmitJob(ctx context.Context, sub server.JobSubmission, idempotencyKey string) (job server.JobOut, created bool, err error) {
+func (c *Client) SubmitJob(ctx context.Context, sub api.JobSubmission, idempotencyKey string) (job api.JobOut, created bool, err error) {
 	var h http.Header
 	attempts := 1
 	if idempotencyKey != "" {
@@ -248,25 +237,25 @@ func (c *Client) SubmitJob(ctx context.Context, sub server.JobSubmission, idempo
 		attempts = submitAttempts
 	}
 	for i := 0; ; i++ {
-		var out server.JobOut
+		var out api.JobOut
 		status, err := c.do(ctx, http.MethodPost, "/jobs", nil, h, sub, &out)
 		if err == nil {
 			return out, status == http.StatusCreated, nil
 		}
 		if status != 0 || i+1 >= attempts || ctx.Err() != nil {
-			return server.JobOut{}, false, err
+			return api.JobOut{}, false, err
 		}
 		select {
 		case <-ctx.Done():
-			return server.JobOut{}, false, err
+			return api.JobOut{}, false, err
 		case <-time.After(time.Duration(i+1) * time.Second):
 		}
 	}
 }
 
 // GetJob returns a job.
-func (c *Client) GetJob(ctx context.Context, id string) (server.JobOut, error) {
-	var out server.JobOut
+func (c *Client) GetJob(ctx context.Context, id string) (api.JobOut, error) {
+	var out api.JobOut
 	_, err := c.do(ctx, http.MethodGet, jobPath(id), nil, nil, nil, &out)
 	return out, err
 }
@@ -282,15 +271,9 @@ type JobFilter struct {
 	Limit  int
 }
 
-// JobPage is one page of jobs, oldest first; Next is the cursor of the next page, empty on
-// the last.
-type JobPage struct {
-	Jobs []server.JobOut `json:"jobs"`
-	Next string          `json:"next,omitempty"`
-}
-
-// ListJobs returns one page of jobs.
-func (c *Client) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
+// ListJobs returns one page of jobs, oldest first; its Next is the cursor of the page after,
+// empty on the last.
+func (c *Client) ListJobs(ctx context.Context, f JobFilter) (api.JobList, error) {
 	q := url.Values{}
 	if len(f.States) > 0 {
 		q.Set("state", strings.Join(f.States, ","))
@@ -307,14 +290,14 @@ func (c *Client) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
 	if f.Limit > 0 {
 		q.Set("limit", fmt.Sprint(f.Limit))
 	}
-	var out JobPage
+	var out api.JobList
 	_, err := c.do(ctx, http.MethodGet, "/jobs", q, nil, nil, &out)
 	return out, err
 }
 
 // AllJobs returns every job the filter selects, reading page after page.
-func (c *Client) AllJobs(ctx context.Context, f JobFilter) ([]server.JobOut, error) {
-	var all []server.JobOut
+func (c *Client) AllJobs(ctx context.Context, f JobFilter) ([]api.JobOut, error) {
+	var all []api.JobOut
 	for {
 		p, err := c.ListJobs(ctx, f)
 		if err != nil {
@@ -329,63 +312,87 @@ func (c *Client) AllJobs(ctx context.Context, f JobFilter) ([]server.JobOut, err
 }
 
 // control posts an action (pause, resume, cancel) of a job.
-func (c *Client) control(ctx context.Context, id, action string) (server.JobOut, error) {
-	var out server.JobOut
+func (c *Client) control(ctx context.Context, id, action string) (api.JobOut, error) {
+	var out api.JobOut
 	_, err := c.do(ctx, http.MethodPost, jobPath(id, "/", action), nil, nil, nil, &out)
 	return out, err
 }
 
 // PauseJob pauses a job.
-func (c *Client) PauseJob(ctx context.Context, id string) (server.JobOut, error) {
+func (c *Client) PauseJob(ctx context.Context, id string) (api.JobOut, error) {
 	return c.control(ctx, id, "pause")
 }
 
 // ResumeJob resumes a paused job.
-func (c *Client) ResumeJob(ctx context.Context, id string) (server.JobOut, error) {
+func (c *Client) ResumeJob(ctx context.Context, id string) (api.JobOut, error) {
 	return c.control(ctx, id, "resume")
 }
 
 // CancelJob cancels a job.
-func (c *Client) CancelJob(ctx context.Context, id string) (server.JobOut, error) {
+func (c *Client) CancelJob(ctx context.Context, id string) (api.JobOut, error) {
 	return c.control(ctx, id, "cancel")
 }
 
 // SetBandwidth changes a job's job-wide read limit: a rate such as "200MB/s", or "0" for
 // none.
-func (c *Client) SetBandwidth(ctx context.Context, id, rate string) (server.JobOut, error) {
-	var out server.JobOut
-	body := struct {
-		Bandwidth string `json:"bandwidth"`
-	}{rate}
+func (c *Client) SetBandwidth(ctx context.Context, id, rate string) (api.JobOut, error) {
+	var out api.JobOut
+	body := api.JobPatch{Bandwidth: rate}
 	_, err := c.do(ctx, http.MethodPatch, jobPath(id), nil, nil, body, &out)
 	return out, err
 }
 
-// ListClusters returns the registered clusters.
-func (c *Client) ListClusters(ctx context.Context) ([]server.ClusterOut, error) {
-	var out struct {
-		Clusters []server.ClusterOut `json:"clusters"`
+// ListClusters returns the registered clusters, by name, reading page after page.
+func (c *Client) ListClusters(ctx context.Context) ([]api.ClusterOut, error) {
+	var all []api.ClusterOut
+	q := url.Values{}
+	for {
+		var page api.ClusterList
+		if _, err := c.do(ctx, http.MethodGet, "/clusters", q, nil, nil, &page); err != nil {
+			return all, err
+		}
+		all = append(all, page.Clusters...)
+		if page.Next == "" || page.Next == q.Get("cursor") {
+			return all, nil
+		}
+		q.Set("cursor", page.Next)
 	}
-	_, err := c.do(ctx, http.MethodGet, "/clusters", nil, nil, nil, &out)
-	return out.Clusters, err
 }
 
 // GetCluster returns a registered cluster.
-func (c *Client) GetCluster(ctx context.Context, name string) (server.ClusterOut, error) {
-	var out server.ClusterOut
+func (c *Client) GetCluster(ctx context.Context, name string) (api.ClusterOut, error) {
+	var out api.ClusterOut
 	_, err := c.do(ctx, http.MethodGet, "/clusters/"+url.PathEscape(name), nil, nil, nil, &out)
 	return out, err
 }
 
 // CreateCluster registers a cluster (an admin's call).
-func (c *Client) CreateCluster(ctx context.Context, name string, in server.ClusterInput) (server.ClusterOut, error) {
-	body := struct {
-		Name string `json:"name"`
-		server.ClusterInput
-	}{name, in}
-	var out server.ClusterOut
+func (c *Client) CreateCluster(ctx context.Context, name string, in api.ClusterInput) (api.ClusterOut, error) {
+	body := api.ClusterCreateRequest{Name: name, ClusterInput: in}
+	var out api.ClusterOut
 	_, err := c.do(ctx, http.MethodPost, "/clusters", nil, nil, body, &out)
 	return out, err
+}
+
+// ListRelocations returns every relocation (with open, those that have not ended), oldest
+// first, reading page after page.
+func (c *Client) ListRelocations(ctx context.Context, open bool) ([]api.RelocationOut, error) {
+	var all []api.RelocationOut
+	q := url.Values{}
+	if open {
+		q.Set("open", "true")
+	}
+	for {
+		var page api.RelocationList
+		if _, err := c.do(ctx, http.MethodGet, "/relocations", q, nil, nil, &page); err != nil {
+			return all, err
+		}
+		all = append(all, page.Relocations...)
+		if page.Next == "" || page.Next == q.Get("cursor") {
+			return all, nil
+		}
+		q.Set("cursor", page.Next)
+	}
 }
 
 // Call makes one call to path under /api/v1 (a path the typed calls do not cover, such as

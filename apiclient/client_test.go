@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/apiclient"
 	"rangecopy/internal/servertest"
-	"rangecopy/job"
-	"rangecopy/server"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
 )
@@ -68,11 +67,11 @@ func TestClient(t *testing.T) {
 	wantAPIError(t, "follow", err, http.StatusNotFound, "job copy-nosuchjob")
 
 	for name, cl := range map[string]*testenv.Cluster{"src": env.Source, "tgt": env.Target} {
-		if _, err := c.CreateCluster(ctx, name, server.ClusterInput{SiteFiles: servertest.SiteFiles(t, cl)}); err != nil {
+		if _, err := c.CreateCluster(ctx, name, api.ClusterInput{SiteFiles: servertest.SiteFiles(t, cl)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = c.CreateCluster(ctx, "src", server.ClusterInput{SiteFiles: servertest.SiteFiles(t, env.Source)})
+	_, err = c.CreateCluster(ctx, "src", api.ClusterInput{SiteFiles: servertest.SiteFiles(t, env.Source)})
 	wantAPIError(t, "cluster twice", err, http.StatusConflict)
 	cs, err := c.ListClusters(ctx)
 	if err != nil || len(cs) != 2 || cs[0].Name != "src" || cs[1].Name != "tgt" || cs[0].HDFSRoot == "" {
@@ -83,8 +82,8 @@ func TestClient(t *testing.T) {
 	copytest.WriteRounds(t, env.Source, table, copytest.BinaryRows(16), 1, 1_700_000_000_000, false)
 	target := testenv.UniqueName(t, "apiclient_t")
 	copytest.DropTargetLater(t, env, target)
-	sub := server.JobSubmission{Source: "src", Target: "tgt",
-		Request: job.Request{Table: table, TargetTable: target, CreateTable: true}}
+	sub := api.JobSubmission{Source: "src", Target: "tgt",
+		CopyRequest: api.CopyRequest{Table: table, TargetTable: target, CreateTable: true}}
 
 	// Bad fields: 400 naming each.
 	bad := sub
@@ -131,7 +130,7 @@ func TestClient(t *testing.T) {
 	if j, err = c.PauseJob(ctx, j.ID); err != nil || j.State != "paused" {
 		t.Fatalf("pause: %s, %v", j.State, err)
 	}
-	if j, err = c.ResumeJob(ctx, j.ID); err != nil || j.State == "paused" || apiclient.Final(j.State) {
+	if j, err = c.ResumeJob(ctx, j.ID); err != nil || j.State == "paused" || j.State.Final() {
 		t.Fatalf("resume: %s, %v", j.State, err)
 	}
 	if j, err = c.SetBandwidth(ctx, j.ID, "10MB/s"); err != nil || j.Progress.BandwidthLimit != 10e6 {
@@ -145,11 +144,11 @@ func TestClient(t *testing.T) {
 
 	// Follow while it is cancelled: the stream shows the states and ends with the job.
 	var states []string
-	followed := make(chan server.JobOut, 1)
+	followed := make(chan api.JobOut, 1)
 	go func() {
 		end, err := c.Follow(ctx, j.ID, func(ev apiclient.Event) {
 			if ev.State != nil {
-				states = append(states, ev.State.State)
+				states = append(states, string(ev.State.State))
 			}
 		})
 		if err != nil {
@@ -176,7 +175,7 @@ func TestClient(t *testing.T) {
 		t.Errorf("get after cancel: %s, %v", got.State, err)
 	}
 	cancelled, err := c.AllJobs(ctx, apiclient.JobFilter{States: []string{"cancelled"}, Cluster: "src"})
-	if err != nil || !slices.ContainsFunc(cancelled, func(o server.JobOut) bool { return o.ID == j.ID }) {
+	if err != nil || !slices.ContainsFunc(cancelled, func(o api.JobOut) bool { return o.ID == j.ID }) {
 		t.Errorf("list cancelled of cluster src: %d jobs, %v", len(cancelled), err)
 	}
 }

@@ -8,15 +8,15 @@ import (
 	"mime"
 	"net/http"
 
-	"rangecopy/server"
+	"rangecopy/api"
 )
 
 // Event is one event of a job's stream: a state change (State set) or progress (Progress
 // set, the job as GetJob shows it). Kind is the event's type, "state" or "progress".
 type Event struct {
 	Kind     string
-	State    *server.StateEvent
-	Progress *server.JobOut
+	State    *api.StateEvent
+	Progress *api.JobOut
 }
 
 // EventStream reads a job's events. Close it when done.
@@ -34,7 +34,7 @@ func (c *Client) Events(ctx context.Context, id string) (*EventStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := server.APIPrefix + jobPath(id, "/events")
+	path := api.APIPrefix + jobPath(id, "/events")
 	req.Header.Set("Accept", "text/event-stream, application/problem+json")
 	req.Header.Set("Cache-Control", "no-cache")
 	resp, err := c.hc.Do(req)
@@ -77,13 +77,13 @@ func (s *EventStream) Next() (Event, error) {
 func decodeEvent(raw RawEvent) (Event, bool, error) {
 	switch raw.Type {
 	case "state":
-		var st server.StateEvent
+		var st api.StateEvent
 		if err := json.Unmarshal([]byte(raw.Data), &st); err != nil {
 			return Event{}, false, fmt.Errorf("state event: %w", err)
 		}
 		return Event{Kind: raw.Type, State: &st}, true, nil
 	case "progress":
-		var j server.JobOut
+		var j api.JobOut
 		if err := json.Unmarshal([]byte(raw.Data), &j); err != nil {
 			return Event{}, false, fmt.Errorf("progress event: %w", err)
 		}

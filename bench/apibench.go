@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/cluster"
 	"rangecopy/job"
 	"rangecopy/master"
-	"rangecopy/server"
 )
 
 // APIOptions shape the server API measurement; zero fields take the issue's
@@ -120,7 +120,7 @@ func (e *Env) measureAPI(ctx context.Context, t *Table, o APIOptions, r *APIResu
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				id := ids[rng.IntN(len(ids))]
 				s := time.Now()
-				var j server.JobOut
+				var j api.JobOut
 				err := p.call(ctx, http.MethodGet, "/jobs/"+id, nil, &j)
 				if err != nil || j.ID != id {
 					h.RecordError()
@@ -141,8 +141,8 @@ func (e *Env) measureAPI(ctx context.Context, t *Table, o APIOptions, r *APIResu
 	cursor := ""
 	for {
 		var page struct {
-			Jobs []server.JobOut `json:"jobs"`
-			Next string          `json:"next"`
+			Jobs []api.JobOut `json:"jobs"`
+			Next string       `json:"next"`
 		}
 		path := "/jobs?limit=100"
 		if cursor != "" {
@@ -209,7 +209,7 @@ func (e *Env) seedCatalog(ctx context.Context, path string, t *Table, n int) ([]
 			ts := now.Add(-24 * time.Hour).UnixMilli()
 			req.StartTime = &ts
 		}
-		sub := server.JobSubmission{Source: "source", Target: "target", Request: req}
+		sub := api.JobSubmission{Source: "source", Target: "target", CopyRequest: api.CopyRequest(req)}
 		spec, _, err := req.Resolve()
 		if err != nil {
 			return nil, fmt.Errorf("seed catalog: job %d: %w", i, err)

@@ -17,8 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"rangecopy/job"
-	"rangecopy/server"
+	"rangecopy/api"
 )
 
 // serverProc is a rangecopy server process the benchmark started: its own
@@ -194,11 +193,11 @@ type clusterLike struct{ zk, parent, root, user string }
 // runJob submits a job and polls it every 20 ms until it ends; it returns the
 // job as last seen, the time from submission to its end and how many looks
 // failed on the way. A job that ends other than done is an error.
-func (p *serverProc) runJob(ctx context.Context, sub server.JobSubmission, timeout time.Duration) (server.JobOut, time.Duration, int, error) {
+func (p *serverProc) runJob(ctx context.Context, sub api.JobSubmission, timeout time.Duration) (api.JobOut, time.Duration, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	var j server.JobOut
+	var j api.JobOut
 	if err := p.call(ctx, http.MethodPost, "/jobs", sub, &j); err != nil {
 		return j, time.Since(start), 0, fmt.Errorf("submit: %w", err)
 	}
@@ -207,7 +206,7 @@ func (p *serverProc) runJob(ctx context.Context, sub server.JobSubmission, timeo
 	var failing time.Time
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
-	for !finalState(j.State) {
+	for !j.State.Final() {
 		select {
 		case <-ctx.Done():
 			return j, time.Since(start), failed, fmt.Errorf("job %s: still %s after %s", id, j.State, timeout)
@@ -216,7 +215,7 @@ func (p *serverProc) runJob(ctx context.Context, sub server.JobSubmission, timeo
 		// A failed look (the registry's ZooKeeper away for a moment
 		// answers 500) is tried again; a minute of failures in a row ends
 		// the wait.
-		var next server.JobOut
+		var next api.JobOut
 		if err := p.call(ctx, http.MethodGet, "/jobs/"+id, nil, &next); err != nil {
 			failed++
 			if failing.IsZero() {
@@ -234,14 +233,6 @@ func (p *serverProc) runJob(ctx context.Context, sub server.JobSubmission, timeo
 		return j, took, failed, fmt.Errorf("job %s ended %s: %s", id, j.State, j.LastError)
 	}
 	return j, took, failed, nil
-}
-
-func finalState(s string) bool {
-	switch s {
-	case "done", "failed", "cancelled", "lost":
-		return true
-	}
-	return false
 }
 
 // serverIncremental starts a rangecopy server with Workers embedded workers,
@@ -271,20 +262,20 @@ func (e *Env) serverIncremental(ctx context.Context, t *Table, target string) (c
 	}
 	warmTable := target + "_warmup"
 	defer e.dropTarget(context.WithoutCancel(ctx), warmTable, RangecopyServerIncremental, t)
-	warm := server.JobSubmission{Source: "source", Target: "target", Request: job.Request{Table: t.Table, TargetTable: warmTable,
+	warm := api.JobSubmission{Source: "source", Target: "target", CopyRequest: api.CopyRequest{Table: t.Table, TargetTable: warmTable,
 		StartRow: string(RowKey(0)), StopRow: string(RowKey(0)) + `\x00`, CreateTable: true}}
 	_, warmTook, _, err := p.runJob(ctx, warm, 5*time.Minute)
 	if err != nil {
 		return c, fmt.Errorf("warm-up job: %w", err)
 	}
 	e.Logger.Info("server warm", "start_s", fmt.Sprintf("%.2f", up.Seconds()), "warmup_s", fmt.Sprintf("%.2f", warmTook.Seconds()))
-	sub := server.JobSubmission{Source: "source", Target: "target", Request: job.Request{Table: t.Table, TargetTable: target,
+	sub := api.JobSubmission{Source: "source", Target: "target", CopyRequest: api.CopyRequest{Table: t.Table, TargetTable: target,
 		StartTime: &ts, CreateTable: true}}
 	j, took, failedLooks, err := p.runJob(ctx, sub, 30*time.Minute)
 	c.wall = took.Seconds()
 	x := stop()
 	c.peakRSS, c.cpuSeconds = x.PeakRSS, x.CPUSeconds
-	var rep job.Report
+	var rep api.JobReport
 	if j.Report != nil {
 		rep = *j.Report
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"rangecopy/server"
+	"rangecopy/api"
 )
 
 // windowSchedule is how often the benchmark's relocation runs a catch-up window.
@@ -36,8 +36,8 @@ func (e *Env) serverWindow(ctx context.Context, t *Table, target string) (copied
 	if err := e.registerClusters(ctx, p); err != nil {
 		return c, err
 	}
-	var rel server.RelocationOut
-	create := server.RelocationCreate{Source: "source", Target: "target", Tables: []string{t.Table + "=" + target},
+	var rel api.RelocationOut
+	create := api.RelocationCreate{Source: "source", Target: "target", Tables: []string{t.Table + "=" + target},
 		Schedule: windowSchedule, Margin: "0s", MaxLag: "1h"}
 	if err := p.call(ctx, http.MethodPost, "/relocations", create, &rel); err != nil {
 		return c, fmt.Errorf("create the relocation: %w", err)
@@ -46,22 +46,22 @@ func (e *Env) serverWindow(ctx context.Context, t *Table, target string) (copied
 		_ = p.call(context.WithoutCancel(ctx), http.MethodPost, "/relocations/"+rel.ID+"/cancel", nil, nil)
 	}()
 	// waitWindow waits for a window of that kind, started after since, to end.
-	waitWindow := func(kind string, since time.Time, timeout time.Duration) (server.WindowOut, error) {
+	waitWindow := func(kind string, since time.Time, timeout time.Duration) (api.WindowOut, error) {
 		deadline := time.Now().Add(timeout)
 		for {
 			if err := p.call(ctx, http.MethodGet, "/relocations/"+rel.ID, nil, &rel); err != nil {
-				return server.WindowOut{}, err
+				return api.WindowOut{}, err
 			}
 			if rel.Phase == "failed" || rel.Phase == "cancelled" {
-				return server.WindowOut{}, fmt.Errorf("relocation %s %s: %s", rel.ID, rel.Phase, rel.Why)
+				return api.WindowOut{}, fmt.Errorf("relocation %s %s: %s", rel.ID, rel.Phase, rel.Why)
 			}
 			for _, w := range rel.Windows {
-				if w.Kind == kind && len(w.JobIDs) > 0 && w.FinishedAt != nil && !w.StartedAt.Before(since) {
+				if string(w.Kind) == kind && len(w.JobIDs) > 0 && w.FinishedAt != nil && !w.StartedAt.Before(since) {
 					return w, nil
 				}
 			}
 			if time.Now().After(deadline) {
-				return server.WindowOut{}, fmt.Errorf("relocation %s: no %s window ended within %s (phase %s)", rel.ID, kind, timeout, rel.Phase)
+				return api.WindowOut{}, fmt.Errorf("relocation %s: no %s window ended within %s (phase %s)", rel.ID, kind, timeout, rel.Phase)
 			}
 			time.Sleep(200 * time.Millisecond)
 		}

@@ -30,6 +30,8 @@ const (
 	cursorAudit byte = 'a'
 	// cursorVerifications: verifications sort newest first by (createdAt, id).
 	cursorVerifications byte = 'v'
+	// cursorRelocations: relocations sort oldest first by (createdAt, id).
+	cursorRelocations byte = 'r'
 	// maxCursorKey bounds a cursor's key: the longest job id the schema holds.
 	maxCursorKey = 191
 	// maxCursorLen bounds the encoded form before it is decoded.
@@ -65,7 +67,7 @@ func decodeCursor(s string, kind byte) (cursor, error) {
 		return cursor{}, fmt.Errorf("%w: cursor: malformed key", ErrInvalid)
 	}
 	switch kind {
-	case cursorJobs, cursorVerifications:
+	case cursorJobs, cursorVerifications, cursorRelocations:
 		if c.key == "" {
 			return cursor{}, fmt.Errorf("%w: cursor: no id", ErrInvalid)
 		}

@@ -216,6 +216,58 @@ func (c *Catalog) ListRelocations(ctx context.Context, open bool) ([]Relocation,
 	return rs, nil
 }
 
+// RelocationFilter selects and pages relocations.
+type RelocationFilter struct {
+	// Open keeps the relocations that have not ended.
+	Open bool
+	// Cursor is the Next of the page before; empty starts at the oldest.
+	Cursor string
+	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
+	Limit int
+}
+
+// RelocationPage is one page of a relocation listing.
+type RelocationPage struct {
+	// Relocations are ordered oldest first (createdAt, then id).
+	Relocations []Relocation `json:"relocations"`
+	// Next is the cursor of the page after, empty on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// ListRelocationsPage returns a page of relocations, oldest first. The order is stable:
+// paging from an empty cursor to the last page returns every relocation that existed
+// throughout exactly once. A cursor this catalog did not give out is ErrInvalid.
+func (c *Catalog) ListRelocationsPage(ctx context.Context, f RelocationFilter) (RelocationPage, error) {
+	limit := pageSize(f.Limit)
+	q := c.db.WithContext(ctx).Model(&Relocation{})
+	if f.Open {
+		q = q.Where("finished_at IS NULL")
+	}
+	if f.Cursor != "" {
+		cur, err := decodeCursor(f.Cursor, cursorRelocations)
+		if err != nil {
+			return RelocationPage{}, fmt.Errorf("catalog: list relocations: %w", err)
+		}
+		at := microsTime(cur.micros)
+		q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", at, at, cur.key)
+	}
+	var rs []Relocation
+	if err := q.Order("created_at, id").Limit(limit + 1).Find(&rs).Error; err != nil {
+		return RelocationPage{}, fmt.Errorf("catalog: list relocations: %w", err)
+	}
+	var page RelocationPage
+	if len(rs) > limit {
+		rs = rs[:limit]
+		last := rs[limit-1]
+		page.Next = cursor{kind: cursorRelocations, micros: last.CreatedAt.UnixMicro(), key: last.ID}.encode()
+	}
+	for i := range rs {
+		rs[i] = normRelocation(rs[i])
+	}
+	page.Relocations = rs
+	return page, nil
+}
+
 // RelocationTx is a relocation being changed in a transaction: its windows can be read and
 // written there too.
 type RelocationTx struct {

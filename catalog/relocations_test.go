@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -221,6 +222,69 @@ func TestConcurrentRelocations(t *testing.T) {
 		all, _ := c.ListRelocations(ctx, false)
 		if ok != 1 || len(all) != 1 {
 			t.Errorf("%d created, %d listed; want 1", ok, len(all))
+		}
+	})
+}
+
+// TestRelocationPages pages relocations oldest first: every one once, the open ones alone
+// when asked, and a cursor this catalog did not give out refused.
+func TestRelocationPages(t *testing.T) {
+	eachCatalog(t, Options{}, func(t *testing.T, c *Catalog) {
+		ctx := testContext(t)
+		for _, n := range []string{"dc1", "dc2"} {
+			if _, err := c.CreateCluster(ctx, Cluster{Name: n, ZKQuorum: "zk:2181"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var ids []string
+		for i := range 5 {
+			r, err := c.CreateRelocation(ctx, testRelocation(fmt.Sprintf("ns:p%d", i)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, r.ID)
+		}
+		fin := time.Now().UTC()
+		if _, err := c.UpdateRelocation(ctx, ids[1], func(x *Relocation, _ RelocationTx) error {
+			x.Phase, x.FinishedAt = "cancelled", &fin
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		read := func(open bool) []string {
+			var got []string
+			f := RelocationFilter{Open: open, Limit: 2}
+			for pages := 0; ; pages++ {
+				if pages > 5 {
+					t.Fatal("paging does not end")
+				}
+				p, err := c.ListRelocationsPage(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(p.Relocations) > 2 {
+					t.Errorf("a page of %d, limit 2", len(p.Relocations))
+				}
+				for _, r := range p.Relocations {
+					got = append(got, r.ID)
+				}
+				if p.Next == "" {
+					return got
+				}
+				f.Cursor = p.Next
+			}
+		}
+		if got := read(false); !slices.Equal(got, ids) {
+			t.Errorf("every relocation: %q, want %q", got, ids)
+		}
+		if got, want := read(true), slices.Delete(slices.Clone(ids), 1, 2); !slices.Equal(got, want) {
+			t.Errorf("the open ones: %q, want %q", got, want)
+		}
+		jobCursor := cursor{kind: cursorJobs, micros: 1, key: "x"}.encode()
+		for _, bad := range []string{"nope!", jobCursor} {
+			if _, err := c.ListRelocationsPage(ctx, RelocationFilter{Cursor: bad}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("cursor %q: %v, want ErrInvalid", bad, err)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,17 +13,16 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 )
-
-// APIPrefix is where the REST API lives.
-const APIPrefix = "/api/v1"
 
 // maxBody bounds a request body: a job or a cluster with its site files.
 const maxBody = 4 << 20
 
-// api is the REST API over one server.
-type api struct {
+// rest is the REST API over one server: its handlers translate HTTP to calls on the
+// server and its errors back to HTTP problems.
+type rest struct {
 	s   *Server
 	mux *http.ServeMux
 	h   huma.API
@@ -48,12 +48,14 @@ func callerOf(ctx context.Context) principal {
 // it are open to everyone (health, readiness, the spec).
 const roleMeta = "x-rangecopy-role"
 
-func newAPI(s *Server) *api {
-	a := &api{s: s, mux: http.NewServeMux()}
-	cfg := huma.DefaultConfig("rangecopy", s.cfg.Version)
-	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, workers. " +
-		"Every operation but the health checks and this document needs a bearer token (rangecopy token create)."
-	cfg.OpenAPIPath = APIPrefix + "/openapi"
+func newAPI(s *Server) *rest {
+	a := &rest{s: s, mux: http.NewServeMux()}
+	// The document is the contract (api/openapi.yaml): the same from every build.
+	cfg := huma.DefaultConfig("rangecopy", api.Version)
+	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, relocations, verifications, workers, tokens. " +
+		"Every operation but the health checks and this document needs a bearer token (rangecopy token create). " +
+		"Every list is read a page at a time (cursor, limit; next in the answer); every error answer is an RFC 9457 problem (api.Problem)."
+	cfg.OpenAPIPath = api.APIPrefix + "/openapi"
 	cfg.DocsPath = ""
 	cfg.SchemasPath = ""
 	cfg.CreateHooks = nil // no $schema links in bodies: the spec is the contract
@@ -75,7 +77,7 @@ func newAPI(s *Server) *api {
 
 // handler is the server's HTTP handler: the API under /api/ (an unknown path there a
 // problem+json 404), /metrics (a viewer's), and the web dashboard at every other path.
-func (a *api) handler(dash http.Handler) http.Handler {
+func (a *rest) handler(dash http.Handler) http.Handler {
 	metrics := promhttp.HandlerFor(a.s.promReg, promhttp.HandlerOpts{})
 	root := http.NewServeMux()
 	root.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -92,7 +94,7 @@ func (a *api) handler(dash http.Handler) http.Handler {
 
 // op declares an operation that needs role (empty: open to everyone).
 func op(id, method, path, summary string, role catalog.Role, tags ...string) huma.Operation {
-	o := huma.Operation{OperationID: id, Method: method, Path: APIPrefix + path, Summary: summary,
+	o := huma.Operation{OperationID: id, Method: method, Path: api.APIPrefix + path, Summary: summary,
 		Tags: tags, MaxBodyBytes: maxBody}
 	if role != "" {
 		o.Security = []map[string][]string{{"bearer": {}}}
@@ -112,7 +114,7 @@ type authError struct {
 func (e *authError) Error() string { return e.msg }
 
 // authorize returns the caller of an Authorization header, if it may act as need.
-func (a *api) authorize(ctx context.Context, header string, need catalog.Role) (principal, error) {
+func (a *rest) authorize(ctx context.Context, header string, need catalog.Role) (principal, error) {
 	if a.s.cfg.InsecureNoAuth {
 		return principal{name: "anonymous (--insecure-no-auth)", role: catalog.RoleAdmin}, nil
 	}
@@ -139,7 +141,7 @@ func (a *api) authorize(ctx context.Context, header string, need catalog.Role) (
 }
 
 // authenticate is the middleware that lets through only callers of the operation's role.
-func (a *api) authenticate(ctx huma.Context, next func(huma.Context)) {
+func (a *rest) authenticate(ctx huma.Context, next func(huma.Context)) {
 	need, _ := ctx.Operation().Metadata[roleMeta].(catalog.Role)
 	if need == "" {
 		next(ctx)
@@ -166,7 +168,7 @@ func (a *api) authenticate(ctx huma.Context, next func(huma.Context)) {
 
 // audit records every mutating call, and every call refused for want of a token or a role,
 // in the catalog's audit log.
-func (a *api) audit(ctx huma.Context, next func(huma.Context)) {
+func (a *rest) audit(ctx huma.Context, next func(huma.Context)) {
 	ctx = huma.WithValue(ctx, principalKey{}, &principal{})
 	next(ctx)
 	status := ctx.Status()
@@ -201,37 +203,64 @@ func writeProblem(w http.ResponseWriter, err error) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"title":%q,"status":%d,"detail":%q}`, http.StatusText(status), status, msg)
+	_ = json.NewEncoder(w).Encode(api.NewProblem(status, msg))
 }
 
-// useClearErrors makes huma's request validation answer 400 (not 422) with a detail that
-// names every field that is wrong and why, so that a client reads what to fix from the
-// detail alone. huma keeps its error constructor in a package variable; every server sets
-// the same function.
+// useClearErrors makes every error answer an api.Problem, and huma's request validation
+// answer 400 (not 422) with a detail that names every field that is wrong and why, so that
+// a client reads what to fix from the detail alone. huma keeps its error constructors in
+// package variables; every server sets the same functions.
 func useClearErrors() {
+	huma.NewError = newProblem
 	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
-		details := make([]*huma.ErrorDetail, 0, len(errs))
-		var parts []string
-		for _, e := range errs {
-			if e == nil {
-				continue
-			}
-			d, ok := e.(huma.ErrorDetailer)
-			if !ok {
-				details = append(details, &huma.ErrorDetail{Message: e.Error()})
-				parts = append(parts, e.Error())
-				continue
-			}
-			ed := d.ErrorDetail()
-			details = append(details, ed)
-			parts = append(parts, strings.TrimPrefix(ed.Location, "body.")+": "+ed.Message)
-		}
-		if status == http.StatusUnprocessableEntity {
-			status = http.StatusBadRequest
-			if len(parts) > 0 {
-				msg = "the request is not valid: " + strings.Join(parts, "; ")
-			}
-		}
-		return &huma.ErrorModel{Status: status, Title: http.StatusText(status), Detail: msg, Errors: details}
+		return newProblem(status, msg, errs...)
 	}
+}
+
+// newProblem is the API's answer of a status: its problem details, with each error of errs
+// as a detail (huma's validation errors say where they are).
+func newProblem(status int, msg string, errs ...error) huma.StatusError {
+	details := make([]*api.ProblemDetail, 0, len(errs))
+	var parts []string
+	for _, e := range errs {
+		var d *api.ProblemDetail
+		switch x := e.(type) {
+		case nil:
+			continue
+		case *api.ProblemDetail:
+			d = x
+		case huma.ErrorDetailer:
+			hd := x.ErrorDetail()
+			d = &api.ProblemDetail{Message: hd.Message, Location: hd.Location, Value: hd.Value}
+		default:
+			d = &api.ProblemDetail{Message: e.Error()}
+		}
+		details = append(details, d)
+		if d.Location == "" {
+			parts = append(parts, d.Message)
+		} else {
+			parts = append(parts, strings.TrimPrefix(d.Location, "body.")+": "+d.Message)
+		}
+	}
+	if status == http.StatusUnprocessableEntity {
+		status = http.StatusBadRequest
+		if len(parts) > 0 {
+			msg = "the request is not valid: " + strings.Join(parts, "; ")
+		}
+	}
+	if len(details) == 0 {
+		details = nil
+	}
+	return api.NewProblem(status, msg, details...)
+}
+
+// OpenAPI is the REST API's OpenAPI document (YAML) as every server serves it at
+// APIPrefix/openapi.yaml, and as api/openapi.yaml holds it (go generate ./api).
+func OpenAPI() ([]byte, error) {
+	a := newAPI(&Server{})
+	b, err := a.h.OpenAPI().YAML()
+	if err != nil {
+		return nil, fmt.Errorf("the OpenAPI document: %w", err)
+	}
+	return b, nil
 }

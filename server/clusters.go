@@ -10,39 +10,13 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/cluster"
 )
 
-// ClusterInput is a cluster as registered: by name, with its ZooKeeper quorum, znode parent,
-// HDFS root and user, or with the contents of its site files.
-type ClusterInput struct {
-	// ZKQuorum is the ZooKeeper quorum, host[:port],... (not needed with site files).
-	ZKQuorum string `json:"zkQuorum,omitempty" maxLength:"4096" doc:"ZooKeeper quorum, host[:port],... (not needed with siteFiles)" example:"zk1,zk2,zk3:2181"`
-	// ZNodeParent is HBase's znode parent; default /hbase.
-	ZNodeParent string `json:"znodeParent,omitempty" maxLength:"1024" doc:"HBase's znode parent (default /hbase)" example:"/hbase"`
-	// HDFSRoot is hbase.rootdir: hdfs://namenode:port/path.
-	HDFSRoot string `json:"hdfsRoot,omitempty" maxLength:"4096" doc:"hbase.rootdir, hdfs://namenode:port/path (not needed with siteFiles)" example:"hdfs://nn1:8020/hbase"`
-	// User is the HBase effective user and HDFS user of jobs on this cluster.
-	User string `json:"user,omitempty" maxLength:"256" doc:"HBase effective user and HDFS user for jobs that use this cluster"`
-	// SiteFiles are site files by name (core-site.xml, hdfs-site.xml, hbase-site.xml).
-	SiteFiles map[string]string `json:"siteFiles,omitempty" doc:"contents of the cluster's site files by file name (core-site.xml, hdfs-site.xml, hbase-site.xml)"`
-}
-
-// ClusterOut is a registered cluster.
-type ClusterOut struct {
-	Name        string            `json:"name" doc:"the cluster's name"`
-	ZKQuorum    string            `json:"zkQuorum" doc:"ZooKeeper quorum as registered"`
-	ZNodeParent string            `json:"znodeParent" doc:"HBase's znode parent"`
-	HDFSRoot    string            `json:"hdfsRoot" doc:"hbase.rootdir"`
-	User        string            `json:"user" doc:"HBase and HDFS user for its jobs (empty: the server's)"`
-	SiteFiles   map[string]string `json:"siteFiles,omitempty" doc:"site files by name"`
-	CreatedAt   time.Time         `json:"createdAt" doc:"when it was registered"`
-	UpdatedAt   time.Time         `json:"updatedAt" doc:"when it was last changed"`
-}
-
-func clusterOut(c catalog.Cluster) ClusterOut {
-	return ClusterOut{Name: c.Name, ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot,
+func clusterOut(c catalog.Cluster) api.ClusterOut {
+	return api.ClusterOut{Name: c.Name, ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot,
 		User: c.User, SiteFiles: c.SiteFiles, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
@@ -51,17 +25,15 @@ type clusterNameIn struct {
 }
 
 type clusterOutput struct {
-	Body ClusterOut
+	Body api.ClusterOut
 }
 
 type clusterListOutput struct {
-	Body struct {
-		Clusters []ClusterOut `json:"clusters" doc:"every registered cluster, by name"`
-	}
+	Body api.ClusterList
 }
 
 // configOf reads a registered cluster as the engine reaches it. It talks to no cluster.
-func configOf(name string, in ClusterInput) (cluster.Config, error) {
+func configOf(name string, in api.ClusterInput) (cluster.Config, error) {
 	if len(in.SiteFiles) > 0 {
 		site, err := cluster.ParseSite(in.SiteFiles)
 		if err != nil {
@@ -124,12 +96,12 @@ func resolvable(ctx context.Context, cfg cluster.Config) error {
 }
 
 // inputOf is the registered form of a catalog cluster.
-func inputOf(c catalog.Cluster) ClusterInput {
-	return ClusterInput{ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot, User: c.User, SiteFiles: c.SiteFiles}
+func inputOf(c catalog.Cluster) api.ClusterInput {
+	return api.ClusterInput{ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot, User: c.User, SiteFiles: c.SiteFiles}
 }
 
 // recordOf is the catalog record of a checked cluster input.
-func recordOf(name string, in ClusterInput, cfg cluster.Config) catalog.Cluster {
+func recordOf(name string, in api.ClusterInput, cfg cluster.Config) catalog.Cluster {
 	c := catalog.Cluster{Name: name, ZKQuorum: in.ZKQuorum, ZNodeParent: in.ZNodeParent, HDFSRoot: in.HDFSRoot,
 		User: in.User, SiteFiles: in.SiteFiles}
 	if c.ZKQuorum == "" {
@@ -144,29 +116,27 @@ func recordOf(name string, in ClusterInput, cfg cluster.Config) catalog.Cluster 
 	return c
 }
 
-func (a *api) registerClusters() {
+func (a *rest) registerClusters() {
 	cat := a.s.cat
-	huma.Register(a.h, op("list-clusters", http.MethodGet, "/clusters", "List the registered clusters", catalog.RoleViewer, "clusters"),
-		func(ctx context.Context, _ *struct{}) (*clusterListOutput, error) {
-			cs, err := cat.ListClusters(ctx)
-			if err != nil {
-				return nil, a.problem(err, "clusters")
-			}
-			out := &clusterListOutput{}
-			out.Body.Clusters = []ClusterOut{}
-			for _, c := range cs {
-				out.Body.Clusters = append(out.Body.Clusters, clusterOut(c))
-			}
-			return out, nil
-		})
+	list := op("list-clusters", http.MethodGet, "/clusters", "List the registered clusters", catalog.RoleViewer, "clusters")
+	list.Errors = append(list.Errors, http.StatusBadRequest)
+	huma.Register(a.h, list, func(ctx context.Context, in *struct{ api.PageQuery }) (*clusterListOutput, error) {
+		cs, err := cat.ListClusters(ctx)
+		if err != nil {
+			return nil, a.problem(err, "clusters")
+		}
+		page, next := pageByKey(cs, func(c catalog.Cluster) string { return c.Name }, in.PageQuery)
+		out := &clusterListOutput{Body: api.ClusterList{Clusters: []api.ClusterOut{}, Next: next}}
+		for _, c := range page {
+			out.Body.Clusters = append(out.Body.Clusters, clusterOut(c))
+		}
+		return out, nil
+	})
 	create := op("create-cluster", http.MethodPost, "/clusters", "Register a cluster", catalog.RoleAdmin, "clusters")
 	create.DefaultStatus = http.StatusCreated
 	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusConflict)
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {
-		Body struct {
-			Name string `json:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name, such as dc1"`
-			ClusterInput
-		}
+		Body api.ClusterCreateRequest
 	}) (*clusterOutput, error) {
 		cfg, err := configOf(in.Body.Name, in.Body.ClusterInput)
 		if err != nil {
@@ -194,7 +164,7 @@ func (a *api) registerClusters() {
 	put.Errors = append(put.Errors, http.StatusBadRequest, http.StatusNotFound)
 	huma.Register(a.h, put, func(ctx context.Context, in *struct {
 		Name string `path:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name"`
-		Body ClusterInput
+		Body api.ClusterInput
 	}) (*clusterOutput, error) {
 		cfg, err := configOf(in.Name, in.Body)
 		if err != nil {
@@ -221,7 +191,7 @@ func (a *api) registerClusters() {
 }
 
 // clusterConfig reads a registered cluster for a job.
-func (a *api) clusterConfig(ctx context.Context, name, field string) (cluster.Config, string, error) {
+func (a *rest) clusterConfig(ctx context.Context, name, field string) (cluster.Config, string, error) {
 	c, err := a.s.cat.GetCluster(ctx, name)
 	if err != nil {
 		if err2 := a.problem(err, "cluster "+name); isStatus(err2, http.StatusNotFound) {

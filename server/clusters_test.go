@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"rangecopy/api"
 	"rangecopy/testenv"
 )
 
@@ -25,7 +26,7 @@ func TestRegisterClusterRefusals(t *testing.T) {
 		{map[string]any{"name": "a", "siteFiles": map[string]string{"yarn-site.xml": "<configuration/>"}}, "siteFiles"},
 		{map[string]any{"name": "bad name", "zkQuorum": "127.0.0.1:2181", "hdfsRoot": "hdfs://127.0.0.1:8020/hbase"}, "name"},
 	} {
-		a := r.do(r.admin, http.MethodPost, APIPrefix+"/clusters", c.body)
+		a := r.do(r.admin, http.MethodPost, api.APIPrefix+"/clusters", c.body)
 		if a.status != http.StatusBadRequest || !strings.Contains(string(a.body), c.field) {
 			t.Errorf("register %v: %d %s; want 400 naming %s", c.body, a.status, a.body, c.field)
 		}
@@ -35,10 +36,10 @@ func TestRegisterClusterRefusals(t *testing.T) {
 	}
 	// A good one, then the same name again: 409.
 	good := map[string]any{"name": "dc1", "zkQuorum": "127.0.0.1:2181", "hdfsRoot": "hdfs://localhost:8020/hbase"}
-	if a := r.do(r.admin, http.MethodPost, APIPrefix+"/clusters", good); a.status != http.StatusCreated {
+	if a := r.do(r.admin, http.MethodPost, api.APIPrefix+"/clusters", good); a.status != http.StatusCreated {
 		t.Fatalf("register: %d %s", a.status, a.body)
 	}
-	if a := r.do(r.admin, http.MethodPost, APIPrefix+"/clusters", good); a.status != http.StatusConflict {
+	if a := r.do(r.admin, http.MethodPost, api.APIPrefix+"/clusters", good); a.status != http.StatusConflict {
 		t.Errorf("register the same name again: %d %s; want 409", a.status, a.body)
 	}
 }

@@ -11,18 +11,18 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/dashboard"
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
-	"rangecopy/relocation"
 	"rangecopy/units"
 )
 
 // dashSource is the dashboard's view of the server: the same reads and actions as the API,
 // through the same code, in the dashboard's types.
-type dashSource struct{ a *api }
+type dashSource struct{ a *rest }
 
 var _ dashboard.Source = dashSource{}
 
@@ -41,7 +41,7 @@ func dashErr(err error) error {
 	}
 	st := se.GetStatus()
 	msg := err.Error()
-	var em *huma.ErrorModel
+	var em *api.Problem
 	if errors.As(err, &em) && em.Detail != "" {
 		msg = em.Detail
 	}
@@ -91,9 +91,9 @@ func (d dashSource) Job(ctx context.Context, id string) (dashboard.Job, error) {
 }
 
 // dashJob is a job in the dashboard's terms.
-func dashJob(v JobOut) dashboard.Job {
+func dashJob(v api.JobOut) dashboard.Job {
 	p := v.Progress
-	j := dashboard.Job{ID: v.ID, State: v.State, Message: v.Message, Final: catalog.JobState(v.State).Final(),
+	j := dashboard.Job{ID: v.ID, State: string(v.State), Message: v.Message, Final: v.State.Final(),
 		Source: v.Source, Target: v.Target, Table: v.Table, TargetTable: v.TargetTable, SubmittedBy: v.SubmittedBy,
 		SubmittedAt: v.SubmittedAt, UpdatedAt: v.UpdatedAt, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
 		Fraction: p.Fraction, BytesPerSecond: p.BytesPerSecond, Elapsed: time.Duration(p.ElapsedMs) * time.Millisecond,
@@ -147,7 +147,7 @@ func msText(ms *int64, none string) string {
 }
 
 func (d dashSource) Tasks(ctx context.Context, id string, f dashboard.TaskFilter) (dashboard.TaskPage, error) {
-	out, err := d.a.listTasks(ctx, &listTasksIn{ID: id, State: f.State, Cursor: f.Cursor, Limit: f.Limit})
+	out, err := d.a.listTasks(ctx, &listTasksIn{ID: id, State: f.State, PageQuery: api.PageQuery{Cursor: f.Cursor, Limit: f.Limit}})
 	if err != nil {
 		return dashboard.TaskPage{}, dashErr(err)
 	}
@@ -163,7 +163,7 @@ func (d dashSource) Tasks(ctx context.Context, id string, f dashboard.TaskFilter
 		if t.State == "running" && holders[t.ID] != "" {
 			w = holders[t.ID]
 		}
-		page.Tasks = append(page.Tasks, dashboard.Task{ID: t.ID, State: t.State, StartRow: t.StartRow, StopRow: t.StopRow,
+		page.Tasks = append(page.Tasks, dashboard.Task{ID: t.ID, State: string(t.State), StartRow: t.StartRow, StopRow: t.StopRow,
 			Bytes: t.Bytes, Worker: w, Error: t.Error})
 	}
 	return page, nil
@@ -298,11 +298,11 @@ func (d dashSource) RelocationAction(ctx context.Context, p dashboard.Principal,
 	case dashboard.RelocationPause, dashboard.RelocationResume, dashboard.RelocationCancel:
 		_, err = d.a.s.relocationEvent(ctx, id, controlEvent(string(act), p.Name+" (dashboard)"), nil, nil)
 		if err != nil {
-			err = d.a.relocationProblem(err, id)
+			err = d.a.problem(err, "relocation "+id)
 		}
 	case dashboard.RelocationDryRun:
 		path = "/relocations/" + id + "/cutover"
-		var out *struct{ Body CutoverOut }
+		var out *struct{ Body api.CutoverOut }
 		if out, err = d.a.cutover(ctx, id, false, true); err == nil {
 			plan = dashboard.CutoverPlan{Blocked: out.Body.Blocked, Gates: dashGates(out.Body.Gates), Steps: out.Body.Steps}
 		}
@@ -397,7 +397,7 @@ func timeOr(t *time.Time) time.Time {
 	return *t
 }
 
-func dashGates(gs []GateOut) []dashboard.Gate {
+func dashGates(gs []api.GateOut) []dashboard.Gate {
 	out := make([]dashboard.Gate, 0, len(gs))
 	for _, g := range gs {
 		out = append(out, dashboard.Gate{Name: g.Name, Detail: g.Detail, OK: g.OK, Forcible: g.Forcible})
@@ -406,10 +406,10 @@ func dashGates(gs []GateOut) []dashboard.Gate {
 }
 
 // dashRelocation is a relocation in the dashboard's terms.
-func dashRelocation(v RelocationOut) dashboard.Relocation {
+func dashRelocation(v api.RelocationOut) dashboard.Relocation {
 	r := dashboard.Relocation{ID: v.ID, Source: v.Source, Target: v.Target, StartRow: v.StartRow, StopRow: v.StopRow,
-		Schedule: v.Schedule, Margin: v.Margin, MaxLag: v.MaxLag, Bandwidth: v.Bandwidth, Phase: v.Phase,
-		ResumePhase: v.ResumePhase, Why: v.Why, Final: relocation.Phase(v.Phase).Final(), Watermark: msTime(v.Watermark),
+		Schedule: v.Schedule, Margin: v.Margin, MaxLag: v.MaxLag, Bandwidth: v.Bandwidth, Phase: string(v.Phase),
+		ResumePhase: string(v.ResumePhase), Why: v.Why, Final: v.Phase.Final(), Watermark: msTime(v.Watermark),
 		NextTick: timeOr(v.NextTick), RunningWindow: v.RunningWindow, Verifying: v.Verifying, Gates: dashGates(v.Gates),
 		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, FinishedAt: timeOr(v.FinishedAt)}
 	for _, t := range v.Tables {
@@ -432,7 +432,7 @@ func dashRelocation(v RelocationOut) dashboard.Relocation {
 		r.Report = rep
 	}
 	for _, w := range v.Windows {
-		r.Windows = append(r.Windows, dashboard.Window{Seq: w.Seq, Kind: w.Kind, Outcome: w.Outcome, Why: w.Why,
+		r.Windows = append(r.Windows, dashboard.Window{Seq: w.Seq, Kind: string(w.Kind), Outcome: string(w.Outcome), Why: w.Why,
 			From: msTime(w.StartTime), Until: msTime(w.EndTime), Snapshot: msTime(w.SnapshotTime), JobIDs: w.JobIDs,
 			Bytes: w.Bytes, FilesLoaded: w.FilesLoaded, FilesPruned: w.FilesPruned, StartedAt: w.StartedAt,
 			FinishedAt: timeOr(w.FinishedAt), Duration: time.Duration(w.DurationMs) * time.Millisecond,

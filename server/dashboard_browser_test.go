@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
@@ -249,14 +250,14 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	sub := map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true,
 		"bandwidth": "150KB/s", "taskSize": "1MiB", "startRow": `\x00`}
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", sub)
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", sub)
 	if a.status != http.StatusCreated {
 		t.Fatalf("submit: %d %s", a.status, a.body)
 	}
-	var j JobOut
+	var j api.JobOut
 	a.decode(t, &j)
-	t.Cleanup(func() { r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+j.ID+"/cancel", nil) })
-	r.waitJob(j.ID, 2*time.Minute, "running", func(v JobOut) bool { return v.State == "running" && v.Progress.Tasks.Total > 2 })
+	t.Cleanup(func() { r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs/"+j.ID+"/cancel", nil) })
+	r.waitJob(j.ID, 2*time.Minute, "running", func(v api.JobOut) bool { return v.State == "running" && v.Progress.Tasks.Total > 2 })
 
 	// Signed out, the dashboard asks for a token; the login page itself.
 	b.do(chromedp.Navigate(r.url + "/jobs"))
@@ -309,7 +310,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if n := eval[string](b, `document.querySelector('p.notice').textContent`); !strings.Contains(n, "Pause asked") {
 		t.Errorf("after pause the page says %q", n)
 	}
-	paused := r.waitJob(j.ID, 30*time.Second, "paused", func(v JobOut) bool { return v.State == "paused" })
+	paused := r.waitJob(j.ID, 30*time.Second, "paused", func(v api.JobOut) bool { return v.State == "paused" })
 	t.Logf("paused from the page: %s (%s)", paused.State, paused.Message)
 	b.do(chromedp.WaitVisible("button.act-resume"))
 	b.shot("job-paused")
@@ -419,7 +420,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if operCSRF == "" || post(r.oper, operCSRF, "bandwidth") != http.StatusBadRequest {
 		t.Error("the operator's own form token is not accepted (an empty bandwidth should be a 400)")
 	}
-	if v := r.waitJob(j.ID, time.Second, "still paused", func(v JobOut) bool { return true }); v.State != "paused" {
+	if v := r.waitJob(j.ID, time.Second, "still paused", func(v api.JobOut) bool { return true }); v.State != "paused" {
 		t.Errorf("after the forged resumes the job is %s; want paused", v.State)
 	}
 }
@@ -434,15 +435,15 @@ func relocationInBrowser(t *testing.T, env *testenv.Env, r *rig, b *browser) str
 	table := copytest.CreateSource(t, env, "dashrel")
 	copytest.WriteRounds(t, env.Source, table, copytest.BinaryRows(100), 2, time.Now().UnixMilli()-3_600_000, true)
 	copytest.DropTargetLater(t, env, table)
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations", map[string]any{"source": "src", "target": "dst",
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations", map[string]any{"source": "src", "target": "dst",
 		"tables": []string{table}, "schedule": "*/3 * * * * *", "margin": "30s"})
 	if a.status != http.StatusCreated {
 		t.Fatalf("create relocation: %d %s", a.status, a.body)
 	}
-	var rel RelocationOut
+	var rel api.RelocationOut
 	a.decode(t, &rel)
-	t.Cleanup(func() { r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cancel", nil) })
-	rel = r.waitRelocation(rel.ID, 4*time.Minute, "past the full copy with two catch-ups run", func(v RelocationOut) bool {
+	t.Cleanup(func() { r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cancel", nil) })
+	rel = r.waitRelocation(rel.ID, 4*time.Minute, "past the full copy with two catch-ups run", func(v api.RelocationOut) bool {
 		return countOutcomes(v.Windows)["ran"] >= 3 && v.LagMs != nil
 	})
 
@@ -469,7 +470,7 @@ func relocationInBrowser(t *testing.T, env *testenv.Env, r *rig, b *browser) str
 	}
 	for i, w := range rel.Windows {
 		got := rows[i]
-		if got.Seq != strconv.Itoa(w.Seq) || (w.Outcome != "running" && got.Outcome != w.Outcome) || !strings.Contains(got.Text, w.Kind) {
+		if got.Seq != strconv.Itoa(w.Seq) || (w.Outcome != "running" && got.Outcome != string(w.Outcome)) || !strings.Contains(got.Text, string(w.Kind)) {
 			t.Errorf("window row %d: seq %s, %s, %q; the API says %d %s %s", i, got.Seq, got.Outcome, got.Text, w.Seq, w.Kind, w.Outcome)
 		}
 		for _, j := range w.JobIDs {
@@ -516,7 +517,7 @@ func relocationInBrowser(t *testing.T, env *testenv.Env, r *rig, b *browser) str
 	if n := eval[string](b, `document.querySelector('p.notice').textContent`); !strings.Contains(n, "Dry run") {
 		t.Errorf("after the dry run the page says %q", n)
 	}
-	if v := r.waitRelocation(rel.ID, time.Second, "unchanged", func(RelocationOut) bool { return true }); v.Phase == "cutting-over" || v.Phase == "done" {
+	if v := r.waitRelocation(rel.ID, time.Second, "unchanged", func(api.RelocationOut) bool { return true }); v.Phase == "cutting-over" || v.Phase == "done" {
 		t.Errorf("a dry run started the cut-over: %s", v.Phase)
 	}
 	b.accessible("relocation (dry run)")

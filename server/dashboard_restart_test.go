@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
@@ -26,12 +27,12 @@ func TestThroughputChartSurvivesRestart(t *testing.T) {
 	table := copytest.CreateSource(t, env, "chart")
 	writeBulk(t, env, table, 2000, 1000)
 	copytest.DropTargetLater(t, env, table)
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table,
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table,
 		"createTable": true, "bandwidth": "40KB/s", "taskSize": "1MiB"})
 	if a.status != http.StatusCreated {
 		t.Fatalf("submit: %d %s", a.status, a.body)
 	}
-	var j JobOut
+	var j api.JobOut
 	a.decode(t, &j)
 	ctx := t.Context()
 
@@ -52,7 +53,7 @@ func TestThroughputChartSurvivesRestart(t *testing.T) {
 	r.stop()
 	stopped := time.Now()
 	r2 := newRigAt(t, env, 0, dir, root)
-	t.Cleanup(func() { r2.do(r2.oper, http.MethodPost, APIPrefix+"/jobs/"+j.ID+"/cancel", nil) })
+	t.Cleanup(func() { r2.do(r2.oper, http.MethodPost, api.APIPrefix+"/jobs/"+j.ID+"/cancel", nil) })
 	after, err := r2.s.Catalog().JobSamples(ctx, j.ID)
 	if err != nil {
 		t.Fatal(err)

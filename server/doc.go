@@ -1,5 +1,5 @@
 // Package server is rangecopy server: one process that serves the REST API (/api/v1, JSON,
-// OpenAPI 3.1), keeps the catalog (catalog), takes part in the master election (the leader
+// OpenAPI 3.1; its bodies are package api's types, its document api/openapi.yaml), keeps the catalog (catalog), takes part in the master election (the leader
 // plans, retries and finishes detached jobs as rangecopy master does) and, when asked, runs
 // embedded workers. More rangecopy worker processes join through ZooKeeper.
 //

@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/testenv"
 )
@@ -114,12 +115,13 @@ func newRigWith(t *testing.T, env *testenv.Env, workers int, dir, zkRoot, id str
 // loadSpec reads the server's OpenAPI document (OpenAPI 3.1).
 func (r *rig) loadSpec() {
 	t := r.t
-	resp, err := http.Get(r.url + APIPrefix + "/openapi.yaml")
+	resp, err := http.Get(r.url + api.APIPrefix + "/openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	checkCommittedSpec(t, b)
 	doc, err := openapi3.NewLoader().LoadFromData(b)
 	if err != nil {
 		t.Fatalf("the server's OpenAPI document: %v", err)
@@ -232,7 +234,7 @@ func siteFiles(t *testing.T, c *testenv.Cluster) map[string]string {
 func (r *rig) registerClusters(env *testenv.Env) {
 	r.t.Helper()
 	for name, c := range map[string]*testenv.Cluster{"src": env.Source, "dst": env.Target} {
-		a := r.do(r.admin, http.MethodPost, APIPrefix+"/clusters", map[string]any{"name": name, "siteFiles": siteFiles(r.t, c)})
+		a := r.do(r.admin, http.MethodPost, api.APIPrefix+"/clusters", map[string]any{"name": name, "siteFiles": siteFiles(r.t, c)})
 		if a.status != http.StatusCreated {
 			r.t.Fatalf("register %s: %d %s", name, a.status, a.body)
 		}
@@ -240,12 +242,12 @@ func (r *rig) registerClusters(env *testenv.Env) {
 }
 
 // waitJob polls GET /jobs/{id} until cond holds, for at most d.
-func (r *rig) waitJob(id string, d time.Duration, what string, cond func(JobOut) bool) JobOut {
+func (r *rig) waitJob(id string, d time.Duration, what string, cond func(api.JobOut) bool) api.JobOut {
 	r.t.Helper()
 	deadline := time.Now().Add(d)
-	var v JobOut
+	var v api.JobOut
 	for {
-		a := r.do(r.viewer, http.MethodGet, APIPrefix+"/jobs/"+id, nil)
+		a := r.do(r.viewer, http.MethodGet, api.APIPrefix+"/jobs/"+id, nil)
 		if a.status != http.StatusOK {
 			r.t.Fatalf("get job %s: %d %s", id, a.status, a.body)
 		}

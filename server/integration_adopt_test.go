@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"rangecopy/catalog"
+	"rangecopy/api"
 	"rangecopy/cluster"
 	"rangecopy/job"
 	"rangecopy/master"
@@ -49,9 +49,9 @@ func TestSubmitAfterAdoption(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true},
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true},
 		"Idempotency-Key", "adopt-"+table)
-	var v JobOut
+	var v api.JobOut
 	a.decode(t, &v)
 	if a.status != http.StatusOK || v.ID != id || v.SubmittedBy != "test operator" || v.Request == nil || v.Source != "src" {
 		t.Fatalf("submit the adopted copy: %d %+v; want 200 with job %s as submitted", a.status, v, id)
@@ -61,8 +61,8 @@ func TestSubmitAfterAdoption(t *testing.T) {
 		t.Fatalf("the key after submitting an adopted job: %+v, %v", row, err)
 	}
 	// The job still runs to its end under the server's master (it has no workers: cancel it).
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+id+"/cancel", nil); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs/"+id+"/cancel", nil); a.status != http.StatusOK {
 		t.Fatalf("cancel: %d %s", a.status, a.body)
 	}
-	r.waitJob(id, 2*time.Minute, "cancelled", func(v JobOut) bool { return v.State == string(catalog.JobCancelled) })
+	r.waitJob(id, 2*time.Minute, "cancelled", func(v api.JobOut) bool { return v.State == api.JobCancelled })
 }

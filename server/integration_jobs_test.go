@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/internal/testsupport"
 	"rangecopy/testenv"
@@ -26,7 +27,7 @@ type events struct {
 
 func (r *rig) follow(id string) *events {
 	ev := &events{done: make(chan struct{})}
-	req, _ := http.NewRequestWithContext(r.t.Context(), http.MethodGet, r.url+APIPrefix+"/jobs/"+id+"/events", nil)
+	req, _ := http.NewRequestWithContext(r.t.Context(), http.MethodGet, r.url+api.APIPrefix+"/jobs/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+r.viewer)
 	go func() {
 		defer close(ev.done)
@@ -52,11 +53,11 @@ func (r *rig) follow(id string) *events {
 				ev.mu.Lock()
 				ev.frames++
 				if event == "state" {
-					var s StateEvent
+					var s api.StateEvent
 					if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &s); err != nil {
 						ev.err = err
 					}
-					ev.states = append(ev.states, s.State)
+					ev.states = append(ev.states, string(s.State))
 				}
 				ev.mu.Unlock()
 				event = ""
@@ -87,7 +88,7 @@ func TestServerJobLifecycle(t *testing.T) {
 		{`{"source":"src","target":"dst","table":"` + table + `","colour":"blue"}`, "colour"},
 		{`{"source":"src","target":"dst","table":"no_such_table_here"}`, "no_such_table_here"},
 	} {
-		a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", c.body)
+		a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", c.body)
 		if a.status != http.StatusBadRequest || !strings.Contains(string(a.body), c.field) ||
 			a.header.Get("Content-Type") != "application/problem+json" {
 			t.Errorf("submit %s: %d %s %s; want a 400 problem naming %s", c.body, a.status, a.header.Get("Content-Type"), a.body, c.field)
@@ -99,31 +100,31 @@ func TestServerJobLifecycle(t *testing.T) {
 
 	// A slow job (a low bandwidth), followed from the start.
 	sub := map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true, "bandwidth": "20KB/s", "taskSize": "1MiB"}
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", sub, "Idempotency-Key", "k-"+table)
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", sub, "Idempotency-Key", "k-"+table)
 	if a.status != http.StatusCreated {
 		t.Fatalf("submit: %d %s", a.status, a.body)
 	}
-	var j JobOut
+	var j api.JobOut
 	a.decode(t, &j)
 	if j.SubmittedBy != "test operator" || j.Source != "src" || j.Request == nil || j.Request.Bandwidth != "20KB/s" {
 		t.Errorf("submitted job: %+v", j)
 	}
 	ev := r.follow(j.ID)
-	if again := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", sub); again.status != http.StatusOK || !strings.Contains(string(again.body), j.ID) {
+	if again := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", sub); again.status != http.StatusOK || !strings.Contains(string(again.body), j.ID) {
 		t.Errorf("the same copy again: %d %s; want 200 with job %s", again.status, again.body, j.ID)
 	}
 	other := map[string]any{"source": "src", "target": "dst", "table": table, "startRow": "\\x80"}
-	if c := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", other, "Idempotency-Key", "k-"+table); c.status != http.StatusConflict {
+	if c := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", other, "Idempotency-Key", "k-"+table); c.status != http.StatusConflict {
 		t.Errorf("another copy with a used Idempotency-Key: %d %s; want 409", c.status, c.body)
 	}
 
-	r.waitJob(j.ID, 2*time.Minute, "running with a task done", func(v JobOut) bool {
+	r.waitJob(j.ID, 2*time.Minute, "running with a task done", func(v api.JobOut) bool {
 		return v.State == "running" && v.Progress.Tasks.Total > 0 && v.Progress.BandwidthLimit == 20e3
 	})
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+j.ID+"/pause", nil); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs/"+j.ID+"/pause", nil); a.status != http.StatusOK {
 		t.Fatalf("pause: %d %s", a.status, a.body)
 	}
-	r.waitJob(j.ID, 30*time.Second, "paused", func(v JobOut) bool { return v.State == "paused" })
+	r.waitJob(j.ID, 30*time.Second, "paused", func(v api.JobOut) bool { return v.State == "paused" })
 	// Resume only once the stream told of the pause, as someone watching it would.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		ev.mu.Lock()
@@ -136,19 +137,19 @@ func TestServerJobLifecycle(t *testing.T) {
 			t.Fatal("the event stream did not tell of the pause")
 		}
 	}
-	if a := r.do(r.viewer, http.MethodPost, APIPrefix+"/jobs/"+j.ID+"/resume", nil); a.status != http.StatusForbidden {
+	if a := r.do(r.viewer, http.MethodPost, api.APIPrefix+"/jobs/"+j.ID+"/resume", nil); a.status != http.StatusForbidden {
 		t.Errorf("resume by a viewer: %d; want 403", a.status)
 	}
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+j.ID+"/resume", nil); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs/"+j.ID+"/resume", nil); a.status != http.StatusOK {
 		t.Fatalf("resume: %d %s", a.status, a.body)
 	}
-	if a := r.do(r.oper, http.MethodPatch, APIPrefix+"/jobs/"+j.ID, map[string]any{"bandwidth": "sideways"}); a.status != http.StatusBadRequest {
+	if a := r.do(r.oper, http.MethodPatch, api.APIPrefix+"/jobs/"+j.ID, map[string]any{"bandwidth": "sideways"}); a.status != http.StatusBadRequest {
 		t.Errorf("patch a bad bandwidth: %d %s; want 400", a.status, a.body)
 	}
-	if a := r.do(r.oper, http.MethodPatch, APIPrefix+"/jobs/"+j.ID, map[string]any{"bandwidth": "none"}); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPatch, api.APIPrefix+"/jobs/"+j.ID, map[string]any{"bandwidth": "none"}); a.status != http.StatusOK {
 		t.Fatalf("lift the bandwidth: %d %s", a.status, a.body)
 	}
-	done := r.waitJob(j.ID, 4*time.Minute, "done", func(v JobOut) bool {
+	done := r.waitJob(j.ID, 4*time.Minute, "done", func(v api.JobOut) bool {
 		if v.State == "failed" || v.State == "cancelled" {
 			t.Fatalf("job ended %s: %s", v.State, v.Message)
 		}
@@ -185,40 +186,40 @@ func TestServerJobLifecycle(t *testing.T) {
 	// A second job, cancelled while it crawls.
 	slow := map[string]any{"source": "src", "target": "dst", "table": table, "targetTable": table + "_c", "createTable": true, "bandwidth": "2KB/s"}
 	copytest.DropTargetLater(t, env, table+"_c")
-	a = r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", slow)
+	a = r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", slow)
 	if a.status != http.StatusCreated {
 		t.Fatalf("submit the second: %d %s", a.status, a.body)
 	}
-	var j2 JobOut
+	var j2 api.JobOut
 	a.decode(t, &j2)
-	r.waitJob(j2.ID, 2*time.Minute, "running", func(v JobOut) bool { return v.State == "running" })
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+j2.ID+"/cancel", nil); a.status != http.StatusOK {
+	r.waitJob(j2.ID, 2*time.Minute, "running", func(v api.JobOut) bool { return v.State == "running" })
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs/"+j2.ID+"/cancel", nil); a.status != http.StatusOK {
 		t.Fatalf("cancel: %d %s", a.status, a.body)
 	}
-	r.waitJob(j2.ID, 2*time.Minute, "cancelled", func(v JobOut) bool { return v.State == "cancelled" })
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+j2.ID+"/resume", nil); a.status != http.StatusConflict {
+	r.waitJob(j2.ID, 2*time.Minute, "cancelled", func(v api.JobOut) bool { return v.State == "cancelled" })
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs/"+j2.ID+"/resume", nil); a.status != http.StatusConflict {
 		t.Errorf("resume a cancelled job: %d %s; want 409", a.status, a.body)
 	}
 
 	// Listing, filters, tasks, workers, audit.
 	var list struct {
-		Jobs []JobOut `json:"jobs"`
+		Jobs []api.JobOut `json:"jobs"`
 	}
-	r.do(r.viewer, http.MethodGet, APIPrefix+"/jobs?state=done&cluster=src", nil).decode(t, &list)
+	r.do(r.viewer, http.MethodGet, api.APIPrefix+"/jobs?state=done&cluster=src", nil).decode(t, &list)
 	if len(list.Jobs) != 1 || list.Jobs[0].ID != j.ID {
 		t.Errorf("done jobs of src: %+v", list.Jobs)
 	}
 	var ws struct {
-		Workers []WorkerOut `json:"workers"`
+		Workers []api.WorkerOut `json:"workers"`
 	}
-	r.do(r.viewer, http.MethodGet, APIPrefix+"/workers", nil).decode(t, &ws)
+	r.do(r.viewer, http.MethodGet, api.APIPrefix+"/workers", nil).decode(t, &ws)
 	if len(ws.Workers) != 1 || ws.Workers[0].Capacity != 2 {
 		t.Errorf("workers: %+v", ws.Workers)
 	}
 	var audit struct {
-		Entries []AuditOut `json:"entries"`
+		Entries []api.AuditOut `json:"entries"`
 	}
-	r.do(r.admin, http.MethodGet, APIPrefix+"/audit", nil).decode(t, &audit)
+	r.do(r.admin, http.MethodGet, api.APIPrefix+"/audit", nil).decode(t, &audit)
 	ops := map[string]int{}
 	for _, e := range audit.Entries {
 		ops[e.Operation+"/"+http.StatusText(e.Status)]++

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/hbase"
 	"rangecopy/internal/testsupport"
@@ -154,18 +155,18 @@ func TestServerRelocationRestart(t *testing.T) {
 	copytest.DropTargetLater(t, env, tbMoved)
 
 	const margin = 30 * time.Second
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations", map[string]any{"source": "src", "target": "dst",
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations", map[string]any{"source": "src", "target": "dst",
 		"tables": []string{ta, tb + "→" + tbMoved}, "schedule": "*/4 * * * * *", "margin": margin.String()})
 	if a.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", a.status, a.body)
 	}
-	var rel RelocationOut
+	var rel api.RelocationOut
 	a.decode(t, &rel)
 	w := startMixedWriter(t, env, margin, ta, tb)
 	defer w.halt(t)
 
 	// Ready, and between two windows: the server is stopped.
-	before := r.waitRelocation(rel.ID, 4*time.Minute, "ready, 2 catch-ups run, between windows", func(v RelocationOut) bool {
+	before := r.waitRelocation(rel.ID, 4*time.Minute, "ready, 2 catch-ups run, between windows", func(v api.RelocationOut) bool {
 		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] >= 3 && v.RunningWindow == 0
 	})
 	first.Kill()
@@ -177,7 +178,7 @@ func TestServerRelocationRestart(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	r, second := startServerProc(t, bin, dataDir, args...)
-	restarted := r.waitRelocation(rel.ID, 2*time.Minute, "ready with 2 windows run after the restart", func(v RelocationOut) bool {
+	restarted := r.waitRelocation(rel.ID, 2*time.Minute, "ready with 2 windows run after the restart", func(v api.RelocationOut) bool {
 		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] >= countOutcomes(before.Windows)["ran"]+2
 	})
 	if n := len(before.Windows); !windowsPrefix(before.Windows, restarted.Windows) ||
@@ -186,10 +187,10 @@ func TestServerRelocationRestart(t *testing.T) {
 	}
 
 	// A slow window: a tick that finds it running is skipped.
-	if a := r.do(r.oper, http.MethodPatch, APIPrefix+"/relocations/"+rel.ID, map[string]any{"schedule": "*/2 * * * * *", "bandwidth": "2KB/s"}); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPatch, api.APIPrefix+"/relocations/"+rel.ID, map[string]any{"schedule": "*/2 * * * * *", "bandwidth": "2KB/s"}); a.status != http.StatusOK {
 		t.Fatalf("patch a low bandwidth: %d %s", a.status, a.body)
 	}
-	r.waitRelocation(rel.ID, 2*time.Minute, "with a skipped window", func(v RelocationOut) bool {
+	r.waitRelocation(rel.ID, 2*time.Minute, "with a skipped window", func(v api.RelocationOut) bool {
 		for _, win := range v.Windows[len(restarted.Windows):] {
 			if win.Outcome == "skipped" {
 				return true
@@ -197,10 +198,10 @@ func TestServerRelocationRestart(t *testing.T) {
 		}
 		return false
 	})
-	if a := r.do(r.oper, http.MethodPatch, APIPrefix+"/relocations/"+rel.ID, map[string]any{"schedule": "*/4 * * * * *", "bandwidth": "none"}); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPatch, api.APIPrefix+"/relocations/"+rel.ID, map[string]any{"schedule": "*/4 * * * * *", "bandwidth": "none"}); a.status != http.StatusOK {
 		t.Fatalf("patch the bandwidth away: %d %s", a.status, a.body)
 	}
-	rel = r.waitRelocation(rel.ID, 3*time.Minute, "ready after the slow window", func(v RelocationOut) bool { return v.Phase == "ready" && v.RunningWindow == 0 })
+	rel = r.waitRelocation(rel.ID, 3*time.Minute, "ready after the slow window", func(v api.RelocationOut) bool { return v.Phase == "ready" && v.RunningWindow == 0 })
 
 	// Late writes, then the writer stops and the cut-over runs.
 	w.late.Store(true)
@@ -212,11 +213,11 @@ func TestServerRelocationRestart(t *testing.T) {
 		}
 	}
 	writes := w.halt(t)
-	a = r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{})
+	a = r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{})
 	if a.status != http.StatusOK {
 		t.Fatalf("cut-over: %d %s", a.status, a.body)
 	}
-	done := r.waitRelocation(rel.ID, 6*time.Minute, "done", func(v RelocationOut) bool { return v.Phase == "done" })
+	done := r.waitRelocation(rel.ID, 6*time.Minute, "done", func(v api.RelocationOut) bool { return v.Phase == "done" })
 	rep := done.Report
 	if rep == nil || len(rep.Tables) != 2 || rep.Differences == 0 || rep.RangesRecopied < 1 || rep.Remaining != 0 || rep.Windows["skipped"] < 1 {
 		t.Fatalf("done: report %+v", rep)
@@ -293,7 +294,7 @@ func startServerProc(t *testing.T, bin, dataDir string, args ...string) (*rig, *
 					t.Fatalf("admin token: %v", err)
 				}
 				secret := strings.TrimSpace(string(tok))
-				r := &rig{t: t, url: strings.TrimSuffix(strings.TrimSpace(u), APIPrefix), admin: secret, viewer: secret, oper: secret, stop: p.Kill}
+				r := &rig{t: t, url: strings.TrimSuffix(strings.TrimSpace(u), api.APIPrefix), admin: secret, viewer: secret, oper: secret, stop: p.Kill}
 				r.loadSpec()
 				return r, p
 			}
@@ -308,7 +309,7 @@ func startServerProc(t *testing.T, bin, dataDir string, args ...string) (*rig, *
 
 // windowsPrefix tells whether the windows of a and b agree on a's windows (seq, kind, outcome,
 // jobs): what a restart must keep.
-func windowsPrefix(a, b []WindowOut) bool {
+func windowsPrefix(a, b []api.WindowOut) bool {
 	if len(b) <= len(a) {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/hbase"
 	"rangecopy/internal/testsupport"
 	"rangecopy/testenv"
@@ -17,16 +18,16 @@ import (
 
 // waitRelocation polls GET /relocations/{id} until cond holds, for at most d; it fails the
 // test if the relocation fails or is cancelled unless cond accepts that.
-func (r *rig) waitRelocation(id string, d time.Duration, what string, cond func(RelocationOut) bool) RelocationOut {
+func (r *rig) waitRelocation(id string, d time.Duration, what string, cond func(api.RelocationOut) bool) api.RelocationOut {
 	r.t.Helper()
 	deadline := time.Now().Add(d)
-	var v RelocationOut
+	var v api.RelocationOut
 	for {
-		a := r.do(r.viewer, http.MethodGet, APIPrefix+"/relocations/"+id, nil)
+		a := r.do(r.viewer, http.MethodGet, api.APIPrefix+"/relocations/"+id, nil)
 		if a.status != http.StatusOK {
 			r.t.Fatalf("get relocation %s: %d %s", id, a.status, a.body)
 		}
-		v = RelocationOut{}
+		v = api.RelocationOut{}
 		a.decode(r.t, &v)
 		if cond(v) {
 			return v
@@ -41,10 +42,10 @@ func (r *rig) waitRelocation(id string, d time.Duration, what string, cond func(
 	}
 }
 
-func countOutcomes(ws []WindowOut) map[string]int {
+func countOutcomes(ws []api.WindowOut) map[string]int {
 	out := map[string]int{}
 	for _, w := range ws {
-		out[w.Outcome]++
+		out[string(w.Outcome)]++
 	}
 	return out
 }
@@ -147,30 +148,30 @@ func TestServerRelocation(t *testing.T) {
 		{func() map[string]any { m := with("startRow", "b"); m["stopRow"] = "a"; return m }(), "stopRow"},
 		{with("bandwidth", "fast"), "bandwidth"},
 	} {
-		a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations", c.body)
+		a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations", c.body)
 		if a.status != http.StatusBadRequest || !strings.Contains(string(a.body), c.field) {
 			t.Errorf("create %v: %d %s; want a 400 naming %s", c.body, a.status, a.body, c.field)
 		}
 	}
-	if a := r.do(r.viewer, http.MethodPost, APIPrefix+"/relocations", base()); a.status != http.StatusForbidden {
+	if a := r.do(r.viewer, http.MethodPost, api.APIPrefix+"/relocations", base()); a.status != http.StatusForbidden {
 		t.Errorf("create by a viewer: %d; want 403", a.status)
 	}
 	if rs, _ := r.s.Catalog().ListRelocations(t.Context(), false); len(rs) != 0 {
 		t.Fatalf("refused creations created relocations: %+v", rs)
 	}
 
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations", base())
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations", base())
 	if a.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", a.status, a.body)
 	}
-	var rel RelocationOut
+	var rel api.RelocationOut
 	a.decode(t, &rel)
 	if rel.Phase != "copying" || len(rel.Tables) != 2 || rel.Tables[1].Target != tbMoved || rel.Margin != "30s" || rel.MaxLag != "5m0s" ||
 		len(rel.Windows) != 1 || rel.Windows[0].Kind != "full" || rel.CreatedBy != "test operator" {
 		t.Errorf("created %+v", rel)
 	}
 	// The same table again overlaps.
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations", with("tables", []string{tb})); a.status != http.StatusBadRequest ||
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations", with("tables", []string{tb})); a.status != http.StatusBadRequest ||
 		!strings.Contains(string(a.body), "tables") || !strings.Contains(string(a.body), rel.ID) {
 		t.Errorf("an overlapping relocation: %d %s; want a 400 naming tables and %s", a.status, a.body, rel.ID)
 	}
@@ -184,13 +185,13 @@ func TestServerRelocation(t *testing.T) {
 	}()
 
 	// The full copy, then windows; a dry run before any catch-up is blocked by the lag gate.
-	rel = r.waitRelocation(rel.ID, 4*time.Minute, "catching up", func(v RelocationOut) bool { return v.Phase != "copying" })
-	var dry struct{ Body CutoverOut }
-	r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{"dryRun": true}).decode(t, &dry.Body)
+	rel = r.waitRelocation(rel.ID, 4*time.Minute, "catching up", func(v api.RelocationOut) bool { return v.Phase != "copying" })
+	var dry struct{ Body api.CutoverOut }
+	r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{"dryRun": true}).decode(t, &dry.Body)
 	if !dry.Body.DryRun || (rel.LagMs == nil && dry.Body.Blocked != "lag") {
 		t.Errorf("dry run before a catch-up: %+v", dry.Body)
 	}
-	rel = r.waitRelocation(rel.ID, 4*time.Minute, "ready with 3 windows run", func(v RelocationOut) bool {
+	rel = r.waitRelocation(rel.ID, 4*time.Minute, "ready with 3 windows run", func(v api.RelocationOut) bool {
 		return v.Phase == "ready" && countOutcomes(v.Windows)["ran"] >= 4
 	})
 	if rel.Verification == nil || !rel.Verification.Passed || rel.LagMs == nil || *rel.LagMs <= 0 {
@@ -212,29 +213,29 @@ func TestServerRelocation(t *testing.T) {
 	}
 
 	// Changed while it runs.
-	a = r.do(r.oper, http.MethodPatch, APIPrefix+"/relocations/"+rel.ID, map[string]any{"schedule": "*/3 * * * * *", "margin": "20s", "bandwidth": "50MB/s"})
+	a = r.do(r.oper, http.MethodPatch, api.APIPrefix+"/relocations/"+rel.ID, map[string]any{"schedule": "*/3 * * * * *", "margin": "20s", "bandwidth": "50MB/s"})
 	if a.status != http.StatusOK {
 		t.Fatalf("patch: %d %s", a.status, a.body)
 	}
-	var patched RelocationOut
+	var patched api.RelocationOut
 	a.decode(t, &patched)
 	if patched.Schedule != "*/3 * * * * *" || patched.Margin != "20s" || patched.Bandwidth != "50MB/s" {
 		t.Errorf("patched %+v", patched)
 	}
-	if a := r.do(r.oper, http.MethodPatch, APIPrefix+"/relocations/"+rel.ID, map[string]any{"margin": "-5s"}); a.status != http.StatusBadRequest || !strings.Contains(string(a.body), "margin") {
+	if a := r.do(r.oper, http.MethodPatch, api.APIPrefix+"/relocations/"+rel.ID, map[string]any{"margin": "-5s"}); a.status != http.StatusBadRequest || !strings.Contains(string(a.body), "margin") {
 		t.Errorf("patch a negative margin: %d %s", a.status, a.body)
 	}
 
 	// Paused: no window starts; resumed: windows go on.
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/pause", nil); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/pause", nil); a.status != http.StatusOK {
 		t.Fatalf("pause: %d %s", a.status, a.body)
 	}
 	// A window running when the relocation pauses has its jobs paused with it (it ends after
 	// the resume), so the relocation is paused with or without a running window.
-	paused := r.waitRelocation(rel.ID, time.Minute, "paused", func(v RelocationOut) bool {
+	paused := r.waitRelocation(rel.ID, time.Minute, "paused", func(v api.RelocationOut) bool {
 		return v.Phase == "paused"
 	})
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/pause", nil); a.status != http.StatusConflict {
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/pause", nil); a.status != http.StatusConflict {
 		t.Errorf("pause again: %d %s; want 409", a.status, a.body)
 	}
 	// The tick due next would start a window: once it is due the server looks at the
@@ -249,7 +250,7 @@ func TestServerRelocation(t *testing.T) {
 		due = now
 	}
 	for quiet := due.Add(3*time.Second + 4*500*time.Millisecond); ; {
-		again := r.waitRelocation(rel.ID, time.Second, "paused", func(RelocationOut) bool { return true })
+		again := r.waitRelocation(rel.ID, time.Second, "paused", func(api.RelocationOut) bool { return true })
 		if len(again.Windows) != len(paused.Windows) {
 			t.Fatalf("windows made while paused: %d, then %d", len(paused.Windows), len(again.Windows))
 		}
@@ -258,10 +259,10 @@ func TestServerRelocation(t *testing.T) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/resume", nil); a.status != http.StatusOK {
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/resume", nil); a.status != http.StatusOK {
 		t.Fatalf("resume: %d %s", a.status, a.body)
 	}
-	rel = r.waitRelocation(rel.ID, 3*time.Minute, "ready, with windows after the pause", func(v RelocationOut) bool {
+	rel = r.waitRelocation(rel.ID, 3*time.Minute, "ready, with windows after the pause", func(v api.RelocationOut) bool {
 		return v.Phase == "ready" && len(v.Windows) > len(paused.Windows) && v.Windows[len(paused.Windows)].FinishedAt != nil &&
 			countOutcomes(v.Windows)["ran"] > countOutcomes(paused.Windows)["ran"]
 	})
@@ -273,41 +274,41 @@ func TestServerRelocation(t *testing.T) {
 
 	// The writers stop (the application moves); the cut-over, a viewer first.
 	writes := w.halt(t)
-	if a := r.do(r.viewer, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{}); a.status != http.StatusForbidden {
+	if a := r.do(r.viewer, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{}); a.status != http.StatusForbidden {
 		t.Errorf("cut-over by a viewer: %d; want 403", a.status)
 	}
-	dry.Body = CutoverOut{}
-	r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{"dryRun": true}).decode(t, &dry.Body)
+	dry.Body = api.CutoverOut{}
+	r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{"dryRun": true}).decode(t, &dry.Body)
 	if dry.Body.Blocked != "" || len(dry.Body.Steps) < 4 || len(dry.Body.Gates) != 3 {
 		t.Errorf("dry run when ready: %+v", dry.Body)
 	}
-	a = r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{})
+	a = r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cutover", map[string]any{})
 	if a.status != http.StatusOK {
 		t.Fatalf("cut-over: %d %s", a.status, a.body)
 	}
-	done := r.waitRelocation(rel.ID, 6*time.Minute, "done", func(v RelocationOut) bool { return v.Phase == "done" })
+	done := r.waitRelocation(rel.ID, 6*time.Minute, "done", func(v api.RelocationOut) bool { return v.Phase == "done" })
 	rep := done.Report
 	if rep == nil || len(rep.Tables) != 2 || rep.Remaining != 0 || rep.CellsCompared == 0 || rep.BytesCopied == 0 || rep.Windows["ran"] < 5 ||
 		done.FinishedAt == nil || done.Windows[len(done.Windows)-1].Kind != "final" {
 		t.Fatalf("done: report %+v, windows %d", rep, len(done.Windows))
 	}
-	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/relocations/"+rel.ID+"/cancel", nil); a.status != http.StatusConflict {
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cancel", nil); a.status != http.StatusConflict {
 		t.Errorf("cancel a done relocation: %d %s; want 409", a.status, a.body)
 	}
 	na := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: ta, TargetTable: ta, Mode: testsupport.Raw})
 	nb := testsupport.Compare(t, env, testsupport.CompareSpec{SourceTable: tb, TargetTable: tbMoved, Mode: testsupport.Raw})
 
 	var list struct {
-		Relocations []RelocationOut `json:"relocations"`
+		Relocations []api.RelocationOut `json:"relocations"`
 	}
-	r.do(r.viewer, http.MethodGet, APIPrefix+"/relocations", nil).decode(t, &list)
+	r.do(r.viewer, http.MethodGet, api.APIPrefix+"/relocations", nil).decode(t, &list)
 	if len(list.Relocations) != 1 || list.Relocations[0].Phase != "done" {
 		t.Errorf("list: %+v", list.Relocations)
 	}
 	var audit struct {
-		Entries []AuditOut `json:"entries"`
+		Entries []api.AuditOut `json:"entries"`
 	}
-	r.do(r.admin, http.MethodGet, APIPrefix+"/audit?limit=1000", nil).decode(t, &audit)
+	r.do(r.admin, http.MethodGet, api.APIPrefix+"/audit?limit=1000", nil).decode(t, &audit)
 	ops := map[string]int{}
 	for _, e := range audit.Entries {
 		ops[e.Operation+"/"+http.StatusText(e.Status)]++

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/registry"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
@@ -21,13 +22,13 @@ func TestServerDropsEndedJobsFromRegistry(t *testing.T) {
 	table := copytest.CreateSource(t, env, "srvret")
 	copytest.WriteRounds(t, env.Source, table, copytest.BinaryRows(50), 1, time.Now().UnixMilli()-100_000, true)
 	copytest.DropTargetLater(t, env, table)
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true})
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true})
 	if a.status != http.StatusCreated {
 		t.Fatalf("submit: %d %s", a.status, a.body)
 	}
-	var j JobOut
+	var j api.JobOut
 	a.decode(t, &j)
-	done := r.waitJob(j.ID, 2*time.Minute, "done", func(v JobOut) bool { return v.State == "done" })
+	done := r.waitJob(j.ID, 2*time.Minute, "done", func(v api.JobOut) bool { return v.State == "done" })
 	if done.Progress.FilesLoaded == 0 {
 		t.Fatalf("done job loaded no files: %+v", done.Progress)
 	}
@@ -46,7 +47,7 @@ func TestServerDropsEndedJobsFromRegistry(t *testing.T) {
 	// The next reconcile pass (every 500 ms) would mark a job the registry no longer has
 	// lost. Watch the job through six passes: it stays done, with its figures.
 	for passes := time.Now().Add(6 * 500 * time.Millisecond); ; time.Sleep(100 * time.Millisecond) {
-		v := r.waitJob(j.ID, time.Second, "done", func(v JobOut) bool { return true })
+		v := r.waitJob(j.ID, time.Second, "done", func(v api.JobOut) bool { return true })
 		if v.State != "done" || v.Progress.FilesLoaded != done.Progress.FilesLoaded || v.Progress.BytesDone != done.Progress.BytesDone {
 			t.Fatalf("after the registry dropped it the job reads %s (%s) with %+v; it was done with %+v", v.State, v.Message, v.Progress, done.Progress)
 		}

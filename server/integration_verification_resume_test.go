@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/job"
 	"rangecopy/registry"
 	"rangecopy/testenv"
@@ -22,13 +23,13 @@ func TestServerVerificationResumesAfterRestart(t *testing.T) {
 	table := copytest.CreateSource(t, env, "srvvres")
 	copytest.WriteRounds(t, env.Source, table, copytest.BinaryRows(400), 2, time.Now().UnixMilli()-100_000, true)
 	copytest.DropTargetLater(t, env, table)
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true})
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true})
 	if a.status != http.StatusCreated {
 		t.Fatalf("submit: %d %s", a.status, a.body)
 	}
-	var j JobOut
+	var j api.JobOut
 	a.decode(t, &j)
-	r.waitJob(j.ID, 3*time.Minute, "done", func(v JobOut) bool { return v.State == "done" })
+	r.waitJob(j.ID, 3*time.Minute, "done", func(v api.JobOut) bool { return v.State == "done" })
 
 	// Slow enough to stop part way: a few KiB of HFiles a second, both sides together;
 	// every batch read (the copy's files are the source's, which checksums would prove).

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/rowkey"
 	"rangecopy/testenv"
@@ -17,15 +18,15 @@ import (
 )
 
 // waitVerification polls GET /verifications/{id} until it has ended, for at most d.
-func (r *rig) waitVerification(id string, d time.Duration) VerificationOutput {
+func (r *rig) waitVerification(id string, d time.Duration) api.VerificationOutput {
 	r.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
-		a := r.do(r.viewer, http.MethodGet, APIPrefix+"/verifications/"+id, nil)
+		a := r.do(r.viewer, http.MethodGet, api.APIPrefix+"/verifications/"+id, nil)
 		if a.status != http.StatusOK {
 			r.t.Fatalf("get verification %s: %d %s", id, a.status, a.body)
 		}
-		var v VerificationOutput
+		var v api.VerificationOutput
 		a.decode(r.t, &v)
 		if v.State != "running" {
 			return v
@@ -38,13 +39,13 @@ func (r *rig) waitVerification(id string, d time.Duration) VerificationOutput {
 }
 
 // createVerification posts a verification and checks the 201.
-func (r *rig) createVerification(body map[string]any) VerificationOutput {
+func (r *rig) createVerification(body map[string]any) api.VerificationOutput {
 	r.t.Helper()
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/verifications", body)
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/verifications", body)
 	if a.status != http.StatusCreated {
 		r.t.Fatalf("create verification %v: %d %s", body, a.status, a.body)
 	}
-	var v VerificationOutput
+	var v api.VerificationOutput
 	a.decode(r.t, &v)
 	if v.ID == "" || v.State != "running" || v.CreatedBy != "test operator" || v.Runner != r.s.cfg.ID {
 		r.t.Fatalf("created verification: %+v", v)
@@ -74,13 +75,13 @@ func TestServerVerifications(t *testing.T) {
 		{`{"source":"src","target":"dst","table":"` + table + `","families":["cf1","cf1"]}`, "families"},
 		{`{"source":"src","target":"dst","table":"` + table + `","colour":"blue"}`, "colour"},
 	} {
-		a := r.do(r.oper, http.MethodPost, APIPrefix+"/verifications", c.body)
+		a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/verifications", c.body)
 		if a.status != http.StatusBadRequest || !strings.Contains(string(a.body), c.field) ||
 			a.header.Get("Content-Type") != "application/problem+json" {
 			t.Errorf("create %s: %d %s; want a 400 problem naming %s", c.body, a.status, a.body, c.field)
 		}
 	}
-	if a := r.do(r.viewer, http.MethodPost, APIPrefix+"/verifications", map[string]any{"source": "src", "target": "dst", "table": table}); a.status != http.StatusForbidden {
+	if a := r.do(r.viewer, http.MethodPost, api.APIPrefix+"/verifications", map[string]any{"source": "src", "target": "dst", "table": table}); a.status != http.StatusForbidden {
 		t.Errorf("a viewer creates a verification: %d %s; want 403", a.status, a.body)
 	}
 	if page, _ := r.s.Catalog().ListVerifications(t.Context(), catalog.VerificationFilter{}); len(page.Verifications) != 0 {
@@ -88,13 +89,13 @@ func TestServerVerifications(t *testing.T) {
 	}
 
 	// Copy the table, then verify it: equal.
-	a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true})
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", map[string]any{"source": "src", "target": "dst", "table": table, "createTable": true})
 	if a.status != http.StatusCreated {
 		t.Fatalf("submit: %d %s", a.status, a.body)
 	}
-	var j JobOut
+	var j api.JobOut
 	a.decode(t, &j)
-	r.waitJob(j.ID, 3*time.Minute, "done", func(v JobOut) bool { return v.State == "done" })
+	r.waitJob(j.ID, 3*time.Minute, "done", func(v api.JobOut) bool { return v.State == "done" })
 	cells := copytest.AssertSame(t, env, table, table, nil, nil)
 
 	// The copy cut at the source's regions copied whole the files apart in
@@ -148,7 +149,7 @@ func TestServerVerifications(t *testing.T) {
 	var ids []string
 	cursor := ""
 	for range 5 {
-		path := APIPrefix + "/verifications?limit=1"
+		path := api.APIPrefix + "/verifications?limit=1"
 		if cursor != "" {
 			path += "&cursor=" + cursor
 		}
@@ -157,8 +158,8 @@ func TestServerVerifications(t *testing.T) {
 			t.Fatalf("list: %d %s", a.status, a.body)
 		}
 		var page struct {
-			Verifications []VerificationOutput `json:"verifications"`
-			Next          string               `json:"next"`
+			Verifications []api.VerificationOutput `json:"verifications"`
+			Next          string                   `json:"next"`
 		}
 		a.decode(t, &page)
 		for _, v := range page.Verifications {
@@ -171,10 +172,10 @@ func TestServerVerifications(t *testing.T) {
 	if len(ids) != 3 || ids[0] != second.ID || ids[1] != first.ID || ids[2] != proven.ID {
 		t.Errorf("listed %v, want [%s %s %s]", ids, second.ID, first.ID, proven.ID)
 	}
-	if a := r.do(r.viewer, http.MethodGet, APIPrefix+"/verifications?cursor=bogus", nil); a.status != http.StatusBadRequest {
+	if a := r.do(r.viewer, http.MethodGet, api.APIPrefix+"/verifications?cursor=bogus", nil); a.status != http.StatusBadRequest {
 		t.Errorf("a bad cursor: %d %s; want 400", a.status, a.body)
 	}
-	if a := r.do(r.viewer, http.MethodGet, APIPrefix+"/verifications/ver_0000000000000000", nil); a.status != http.StatusNotFound {
+	if a := r.do(r.viewer, http.MethodGet, api.APIPrefix+"/verifications/ver_0000000000000000", nil); a.status != http.StatusNotFound {
 		t.Errorf("an unknown verification: %d %s; want 404", a.status, a.body)
 	}
 }

@@ -11,65 +11,13 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/units"
 )
-
-// JobSubmission is the body of POST /jobs: the clusters by name and the copy, with the same
-// fields and checks as rangecopy copy.
-type JobSubmission struct {
-	// Source and Target name registered clusters.
-	Source string `json:"source" minLength:"1" maxLength:"128" doc:"name of the registered source cluster" example:"dc1"`
-	Target string `json:"target" minLength:"1" maxLength:"128" doc:"name of the registered target cluster" example:"dc2"`
-	job.Request
-}
-
-// TaskCounts are a job's tasks by state.
-type TaskCounts struct {
-	Total   int `json:"total" doc:"tasks the plan made"`
-	Pending int `json:"pending" doc:"waiting for a worker"`
-	Running int `json:"running" doc:"held by a worker"`
-	Done    int `json:"done" doc:"finished"`
-	Failed  int `json:"failed" doc:"failed (retried by the master up to the job's retries)"`
-}
-
-// Progress is how far a job is.
-type Progress struct {
-	BytesDone      int64      `json:"bytesDone" doc:"input bytes of the done tasks"`
-	BytesTotal     int64      `json:"bytesTotal" doc:"input bytes the plan estimated"`
-	Fraction       float64    `json:"fraction" doc:"bytesDone over bytesTotal, 0 to 1"`
-	BytesPerSecond float64    `json:"bytesPerSecond" doc:"input bytes per second, over the job's run time"`
-	EtaSeconds     *float64   `json:"etaSeconds,omitempty" doc:"seconds left at the present rate; absent when unknown"`
-	Tasks          TaskCounts `json:"tasks"`
-	FilesLoaded    int64      `json:"filesLoaded" doc:"files bulk loaded into the target"`
-	BytesLoaded    int64      `json:"bytesLoaded" doc:"bytes bulk loaded into the target"`
-	FilesPruned    int        `json:"filesPruned" doc:"input files left unread by the row or time range"`
-	LoadRetries    int64      `json:"loadRetries" doc:"bulk load requests sent again"`
-	PinRetries     int        `json:"pinRetries" doc:"source snapshots taken again after a failed one"`
-	BandwidthLimit float64    `json:"bandwidthLimit" doc:"job-wide read cap in bytes per second; 0 means none"`
-	ElapsedMs      int64      `json:"elapsedMs" doc:"how long the job has run"`
-}
-
-// JobOut is a job as the API shows it.
-type JobOut struct {
-	ID          string         `json:"id" doc:"the job's id"`
-	State       string         `json:"state" enum:"pending,planning,running,paused,cancelling,done,failed,cancelled,lost" doc:"the job's state; lost: in the catalog, gone from the registry"`
-	Message     string         `json:"message,omitempty" doc:"what the state means now"`
-	Source      string         `json:"source" doc:"source cluster (its name, or how it is reached for a job submitted without the server)"`
-	Target      string         `json:"target" doc:"target cluster"`
-	Table       string         `json:"table" doc:"source table"`
-	TargetTable string         `json:"targetTable" doc:"target table"`
-	Request     *JobSubmission `json:"request,omitempty" doc:"the job as submitted"`
-	SubmittedBy string         `json:"submittedBy,omitempty" doc:"token name of the submitter"`
-	SubmittedAt time.Time      `json:"submittedAt" doc:"when it was submitted"`
-	UpdatedAt   time.Time      `json:"updatedAt" doc:"when its catalog record last changed"`
-	Progress    Progress       `json:"progress"`
-	LastError   string         `json:"lastError,omitempty" doc:"the last error the job met"`
-	Report      *job.Report    `json:"report,omitempty" doc:"the master's latest report: progress while it runs, the final report once it ended"`
-}
 
 // jobIDIn is the input of the operations that take only a job id. Inputs with more repeat
 // its field rather than embed it: huma reads no parameters from an embedded unexported
@@ -79,7 +27,7 @@ type jobIDIn struct {
 }
 
 type jobOutput struct {
-	Body JobOut
+	Body api.JobOut
 }
 
 // knownJobID is a 404 for an id the registry cannot hold (such as one with "-n_"), which so
@@ -92,7 +40,7 @@ func knownJobID(id string) error {
 }
 
 // submission is what the catalog keeps as a job's spec.
-func submissionJSON(s JobSubmission) catalog.JSONText {
+func submissionJSON(s api.JobSubmission) catalog.JSONText {
 	b, _ := json.Marshal(s)
 	return catalog.JSONText(b)
 }
@@ -105,12 +53,12 @@ type live struct {
 	job    registry.Job
 	rec    *job.Record
 	counts registry.Counts
-	report *job.Report
+	report *api.JobReport
 	limit  float64
 }
 
 // readLive reads a job's live state from the registry; registry.ErrNotFound when it has none.
-func (a *api) readLive(ctx context.Context, id string) (*live, error) {
+func (a *rest) readLive(ctx context.Context, id string) (*live, error) {
 	reg := a.s.reg
 	j, err := reg.Job(ctx, id)
 	if err != nil {
@@ -132,25 +80,26 @@ func (a *api) readLive(ctx context.Context, id string) (*live, error) {
 		return nil, err
 	}
 	if ok {
-		l.report = &rep
+		r := reportOut(rep)
+		l.report = &r
 	}
 	return l, nil
 }
 
 // view is the API's form of a job from its catalog row (nil if none) and live state (nil if
 // none).
-func view(row *catalog.Job, l *live, now time.Time) JobOut {
-	var out JobOut
+func view(row *catalog.Job, l *live, now time.Time) api.JobOut {
+	var out api.JobOut
 	if row != nil {
-		out = JobOut{ID: row.ID, State: string(row.State), Source: row.SourceCluster, Target: row.TargetCluster,
+		out = api.JobOut{ID: row.ID, State: api.JobState(row.State), Source: row.SourceCluster, Target: row.TargetCluster,
 			Table: row.Table, TargetTable: row.TargetTable, SubmittedBy: row.SubmittedBy,
 			SubmittedAt: row.SubmittedAt, UpdatedAt: row.UpdatedAt, LastError: row.LastError}
-		var sub JobSubmission
+		var sub api.JobSubmission
 		if json.Unmarshal([]byte(row.Spec), &sub) == nil && sub.Table != "" {
 			out.Request = &sub
 		}
 		if row.FinalReport != "" {
-			var rep job.Report
+			var rep api.JobReport
 			if json.Unmarshal([]byte(row.FinalReport), &rep) == nil {
 				out.Report = &rep
 			}
@@ -158,7 +107,7 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 	}
 	if l != nil {
 		out.ID = l.job.ID
-		out.State = string(stateOf(l.job.State))
+		out.State = api.JobState(stateOf(l.job.State))
 		out.Message = l.job.Message
 		if l.rec != nil {
 			if out.Table == "" {
@@ -168,19 +117,19 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 				out.Source, out.Target = l.rec.Source.String(), l.rec.Target.String()
 			}
 		}
-		out.Progress.Tasks = TaskCounts{Total: l.counts.Tasks, Pending: l.counts.Pending, Running: l.counts.Claimed,
+		out.Progress.Tasks = api.TaskCounts{Total: l.counts.Tasks, Pending: l.counts.Pending, Running: l.counts.Claimed,
 			Done: l.counts.Done, Failed: l.counts.Failed}
 		out.Progress.BandwidthLimit = l.limit
 		if l.report != nil {
 			out.Report = l.report
 		}
-		if out.State == string(catalog.JobFailed) || out.State == string(catalog.JobPaused) {
+		if out.State == api.JobFailed || out.State == api.JobPaused {
 			if out.LastError == "" {
 				out.LastError = l.job.Message
 			}
 		}
 	}
-	if out.State == string(catalog.JobLost) && out.Message == "" {
+	if out.State == api.JobLost && out.Message == "" {
 		out.Message = "the registry holds no record of this job any more"
 	}
 	if r := out.Report; r != nil {
@@ -190,7 +139,7 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 		p.FilesLoaded, p.BytesLoaded, p.FilesPruned = r.FilesLoaded, r.BytesLoaded, r.FilesPruned
 		p.LoadRetries, p.PinRetries = r.LoadRetries, r.PinRetries
 		if l == nil {
-			p.Tasks = TaskCounts{Total: int(r.Tasks), Done: int(r.TasksDone), Failed: int(r.TasksFailed)}
+			p.Tasks = api.TaskCounts{Total: int(r.Tasks), Done: int(r.TasksDone), Failed: int(r.TasksFailed)}
 		}
 		if r.Error != "" && out.LastError == "" && r.Status != "done" {
 			out.LastError = r.Error
@@ -200,10 +149,10 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 	if p.BytesTotal > 0 {
 		p.Fraction = min(1, float64(p.BytesDone)/float64(p.BytesTotal))
 	}
-	if out.State == string(catalog.JobDone) {
+	if out.State == api.JobDone {
 		p.Fraction = 1
 	}
-	if p.BytesPerSecond > 0 && p.BytesTotal > p.BytesDone && !catalog.JobState(out.State).Final() {
+	if p.BytesPerSecond > 0 && p.BytesTotal > p.BytesDone && !out.State.Final() {
 		eta := float64(p.BytesTotal-p.BytesDone) / p.BytesPerSecond
 		p.EtaSeconds = &eta
 	}
@@ -214,10 +163,19 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 	return out
 }
 
+// reportOut is the API's form of a job's report: the same JSON.
+func reportOut(r job.Report) api.JobReport {
+	var out api.JobReport
+	if b, err := json.Marshal(r); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
+}
+
 // jobView reads one job from the catalog and the registry; 404 when neither knows it.
-func (a *api) jobView(ctx context.Context, id string) (JobOut, error) {
+func (a *rest) jobView(ctx context.Context, id string) (api.JobOut, error) {
 	if err := knownJobID(id); err != nil {
-		return JobOut{}, err
+		return api.JobOut{}, err
 	}
 	var row *catalog.Job
 	j, err := a.s.cat.GetJob(ctx, id)
@@ -226,17 +184,17 @@ func (a *api) jobView(ctx context.Context, id string) (JobOut, error) {
 		row = &j
 	case !errors.Is(err, catalog.ErrNotFound):
 		a.s.metrics.catalogErrors.Inc()
-		return JobOut{}, a.problem(err, "job "+id)
+		return api.JobOut{}, a.problem(err, "job "+id)
 	}
 	var l *live
 	if row == nil || !row.State.Final() {
 		l, err = a.readLive(ctx, id)
 		if err != nil && !errors.Is(err, registry.ErrNotFound) {
-			return JobOut{}, a.problem(err, "job "+id)
+			return api.JobOut{}, a.problem(err, "job "+id)
 		}
 	}
 	if row == nil && l == nil {
-		return JobOut{}, huma.Error404NotFound("job " + id + ": no such job")
+		return api.JobOut{}, huma.Error404NotFound("job " + id + ": no such job")
 	}
 	return view(row, l, time.Now()), nil
 }
@@ -245,36 +203,30 @@ type listJobsIn struct {
 	State   []string `query:"state" enum:"pending,planning,running,paused,cancelling,done,failed,cancelled,lost" doc:"keep jobs in these states"`
 	Table   string   `query:"table" maxLength:"512" doc:"keep jobs of this source table"`
 	Cluster string   `query:"cluster" maxLength:"128" doc:"keep jobs whose source or target is this cluster"`
-	Cursor  string   `query:"cursor" maxLength:"1024" doc:"the next of the page before"`
-	Limit   int      `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
+	api.PageQuery
 }
 
 type listJobsOutput struct {
-	Body struct {
-		Jobs []JobOut `json:"jobs" doc:"oldest first"`
-		Next string   `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
-	}
+	Body api.JobList
 }
 
 type submitIn struct {
 	IdempotencyKey string `header:"Idempotency-Key" maxLength:"191" doc:"a key of the client's: a second submission with the same key returns the first job"`
-	Body           JobSubmission
+	Body           api.JobSubmission
 }
 
 type submitOutput struct {
 	Status int
-	Body   JobOut
+	Body   api.JobOut
 }
 
 // patchJobIn declares its path parameter itself: huma left an embedded jobIDIn's id empty.
 type patchJobIn struct {
 	ID   string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
-	Body struct {
-		Bandwidth string `json:"bandwidth" maxLength:"64" doc:"new job-wide read cap, e.g. 200MB/s; \"0\" or \"none\" removes the cap" example:"200MB/s"`
-	}
+	Body api.JobPatch
 }
 
-func (a *api) registerJobs() {
+func (a *rest) registerJobs() {
 	list := op("list-jobs", http.MethodGet, "/jobs", "List jobs", catalog.RoleViewer, "jobs")
 	list.Errors = append(list.Errors, http.StatusBadRequest)
 	huma.Register(a.h, list, func(ctx context.Context, in *listJobsIn) (*listJobsOutput, error) {
@@ -297,7 +249,7 @@ func (a *api) registerJobs() {
 	submit.Errors = append(submit.Errors, http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway)
 	huma.Register(a.h, submit, a.submit)
 	// The same copy again answers 200 with the job it returns, as the 201 does.
-	if pi := a.h.OpenAPI().Paths[APIPrefix+"/jobs"]; pi != nil && pi.Post != nil {
+	if pi := a.h.OpenAPI().Paths[api.APIPrefix+"/jobs"]; pi != nil && pi.Post != nil {
 		if created := pi.Post.Responses["201"]; created != nil {
 			same := *created
 			same.Description = "The same copy is under way (or the Idempotency-Key was used for it): that job."
@@ -351,7 +303,7 @@ func (a *api) registerJobs() {
 
 // listJobs reads a page of jobs from the catalog, each with its live state from the
 // registry, and the cursor of the next page.
-func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, string, error) {
+func (a *rest) listJobs(ctx context.Context, f catalog.JobFilter) ([]api.JobOut, string, error) {
 	// The catalog follows the registry a reconcile behind: a job it still holds open may be
 	// in a wanted state already (done, say), and one it holds in a wanted state may have
 	// moved on. So the open ones are read too, and every job is kept by its state now.
@@ -371,7 +323,7 @@ func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, stri
 		}
 		return nil, "", a.problem(err, "jobs")
 	}
-	jobs := make([]JobOut, 0, len(page.Jobs))
+	jobs := make([]api.JobOut, 0, len(page.Jobs))
 	now := time.Now()
 	for i := range page.Jobs {
 		row := &page.Jobs[i]
@@ -407,7 +359,7 @@ func controlSummary(act master.Action) string {
 }
 
 // submit answers POST /jobs.
-func (a *api) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
+func (a *rest) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
 	id, created, err := a.s.Submit(ctx, in.Body, callerOf(ctx).name, in.IdempotencyKey)
 	if err != nil {
 		return nil, err
@@ -421,16 +373,18 @@ func (a *api) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
 
 // Job returns a job as GET /api/v1/jobs/{id} shows it; a 404 (huma.StatusError) when
 // neither the catalog nor the registry knows it.
-func (s *Server) Job(ctx context.Context, id string) (JobOut, error) { return s.api.jobView(ctx, id) }
+func (s *Server) Job(ctx context.Context, id string) (api.JobOut, error) {
+	return s.api.jobView(ctx, id)
+}
 
 // Submit checks a job as rangecopy copy does, registers it for the masters and workers and
 // records it in the catalog, on behalf of by (a token's name), as POST /api/v1/jobs does. It
 // returns the job's id and whether this made a new run of it: the same copy under way, or an
 // idempotency key used for it before, returns that job with created false. Its errors are
 // the API's answers (huma.StatusError): a 4xx for what the caller got wrong.
-func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyKey string) (string, bool, error) {
+func (s *Server) Submit(ctx context.Context, sub api.JobSubmission, by, idempotencyKey string) (string, bool, error) {
 	a := s.api
-	spec, set, err := sub.Resolve()
+	spec, set, err := job.Request(sub.CopyRequest).Resolve()
 	if err != nil {
 		return "", false, requestProblem(err, "")
 	}
@@ -509,7 +463,7 @@ func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyK
 	return id, true, nil
 }
 
-func (a *api) submitted(ctx context.Context, id string, status int) (*submitOutput, error) {
+func (a *rest) submitted(ctx context.Context, id string, status int) (*submitOutput, error) {
 	v, err := a.jobView(ctx, id)
 	if err != nil {
 		return nil, err
@@ -518,7 +472,7 @@ func (a *api) submitted(ctx context.Context, id string, status int) (*submitOutp
 }
 
 // patchJob changes a job's bandwidth.
-func (a *api) patchJob(ctx context.Context, in *patchJobIn) (*jobOutput, error) {
+func (a *rest) patchJob(ctx context.Context, in *patchJobIn) (*jobOutput, error) {
 	bps, err := units.ParseLimit(in.Body.Bandwidth)
 	if err != nil {
 		return nil, fieldProblem("bandwidth", err.Error(), in.Body.Bandwidth)

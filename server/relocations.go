@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
 	"rangecopy/master"
@@ -43,46 +44,8 @@ type verifyRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	result relocation.Verification
-	report RelocationReport
+	report api.RelocationReport
 	err    error // the run did not finish (its context ended): nothing to record
-}
-
-// RelocationReport is what a verification of a relocation's scope found and repaired; the
-// cut-over's is stored as the relocation's report.
-type RelocationReport struct {
-	Tables []TableVerification `json:"tables" doc:"per table"`
-	// Until is the end of the time range verified, [0, until).
-	Until int64 `json:"until" doc:"the time range verified is [0, until), ms"`
-	// CellsCompared counts the source cells compared over every table.
-	CellsCompared int64 `json:"cellsCompared" doc:"source cells compared, every table"`
-	// BatchesProven counts the batches matched unread, by file checksums.
-	BatchesProven int `json:"batchesProven" doc:"batches matched without reading them, every table: their store files the same on both sides by HDFS checksums (their cells are not in cellsCompared)"`
-	// Differences counts the cells that differed before the repair; Remaining after it.
-	Differences int64 `json:"differences" doc:"differing cells found, before the repair"`
-	Remaining   int64 `json:"remaining" doc:"differing cells left after the repair"`
-	// RangesRecopied counts the row ranges the repair copied again.
-	RangesRecopied int `json:"rangesRecopied" doc:"row ranges re-copied by the repair"`
-	// BytesCopied sums the input bytes of every window; BytesVerified the HFile bytes the
-	// verification read.
-	BytesCopied   int64 `json:"bytesCopied" doc:"input bytes of every window's jobs"`
-	BytesVerified int64 `json:"bytesVerified" doc:"HFile bytes read by the verification, both sides"`
-	// Windows counts the windows by outcome.
-	Windows map[string]int `json:"windows" doc:"windows by outcome (ran, skipped, failed)"`
-	// DurationMs is how long the relocation took, creation to report; VerifyMs the
-	// verification's part.
-	DurationMs int64 `json:"durationMs" doc:"from the relocation's creation to this report"`
-	VerifyMs   int64 `json:"verifyMs" doc:"how long the verification and repair took"`
-}
-
-// TableVerification is one table's part of a RelocationReport.
-type TableVerification struct {
-	Source         string         `json:"source" doc:"source table"`
-	Target         string         `json:"target" doc:"target table"`
-	CellsCompared  int64          `json:"cellsCompared" doc:"source cells compared"`
-	BatchesProven  int            `json:"batchesProven" doc:"batches matched unread, by file checksums"`
-	Differences    int64          `json:"differences" doc:"differing cells before the repair"`
-	Remaining      int64          `json:"remaining" doc:"differing cells after the repair"`
-	RangesRecopied []verify.Range `json:"rangesRecopied,omitempty" doc:"row ranges copied again"`
 }
 
 // relocationConfig is the decision config and scope of a catalog relocation.
@@ -175,7 +138,7 @@ type windowStats struct {
 // the windows it makes or ends; it returns the relocation as written and the actions left
 // for the caller (pausing, resuming or cancelling jobs, starting a verification). A
 // *relocation.RefusedError is returned as it is, with nothing changed.
-func (s *Server) applyRelocation(ctx context.Context, id string, ev relocation.Event, stats *windowStats, report *RelocationReport) (catalog.Relocation, []relocation.Action, error) {
+func (s *Server) applyRelocation(ctx context.Context, id string, ev relocation.Event, stats *windowStats, report *api.RelocationReport) (catalog.Relocation, []relocation.Action, error) {
 	var acts []relocation.Action
 	var same catalog.Relocation
 	row, err := s.cat.UpdateRelocation(ctx, id, func(r *catalog.Relocation, tx catalog.RelocationTx) error {
@@ -333,7 +296,7 @@ func (s *Server) stepRelocation(ctx context.Context, r catalog.Relocation) (cata
 		} else if run.finished() {
 			s.relocs.remove(r.ID)
 			if run.err == nil {
-				var rep *RelocationReport
+				var rep *api.RelocationReport
 				if run.final {
 					rep = &run.report
 				}
@@ -357,7 +320,7 @@ func (s *Server) stepRelocation(ctx context.Context, r catalog.Relocation) (cata
 }
 
 // relocationEvent applies ev and performs the actions it leaves.
-func (s *Server) relocationEvent(ctx context.Context, id string, ev relocation.Event, stats *windowStats, rep *RelocationReport) (catalog.Relocation, error) {
+func (s *Server) relocationEvent(ctx context.Context, id string, ev relocation.Event, stats *windowStats, rep *api.RelocationReport) (catalog.Relocation, error) {
 	r, acts, err := s.applyRelocation(ctx, id, ev, stats, rep)
 	if err != nil {
 		return r, err
@@ -423,7 +386,7 @@ func (s *Server) driveWindow(ctx context.Context, r catalog.Relocation, sc reloc
 		// Submitted one by one, each id recorded as it comes: a crash between two
 		// submissions re-submits none that was recorded.
 		for i := len(w.JobIDs); i < len(plans); i++ {
-			sub := JobSubmission{Source: r.SourceCluster, Target: r.TargetCluster, Request: plans[i]}
+			sub := api.JobSubmission{Source: r.SourceCluster, Target: r.TargetCluster, CopyRequest: api.CopyRequest(plans[i])}
 			start := time.Now()
 			id, _, err := s.Submit(ctx, sub, "relocation "+r.ID, "")
 			if err != nil {
@@ -546,7 +509,7 @@ func (s *Server) startVerification(ctx context.Context, r catalog.Relocation, un
 }
 
 // finishReport adds the windows' part to a report.
-func (s *Server) finishReport(ctx context.Context, r catalog.Relocation, rep *RelocationReport) {
+func (s *Server) finishReport(ctx context.Context, r catalog.Relocation, rep *api.RelocationReport) {
 	rep.Windows = map[string]int{}
 	if ws, err := s.cat.RelocationWindows(ctx, r.ID); err == nil {
 		for _, w := range ws {
@@ -559,8 +522,8 @@ func (s *Server) finishReport(ctx context.Context, r catalog.Relocation, rep *Re
 
 // verifyScope verifies every table of r over [0, until) from both sides' HFiles and
 // re-copies what differs.
-func (s *Server) verifyScope(ctx context.Context, r catalog.Relocation, until int64) (RelocationReport, error) {
-	rep := RelocationReport{Until: until}
+func (s *Server) verifyScope(ctx context.Context, r catalog.Relocation, until int64) (api.RelocationReport, error) {
+	rep := api.RelocationReport{Until: until}
 	src, srcUser, err := s.api.clusterConfig(ctx, r.SourceCluster, "source")
 	if err != nil {
 		return rep, err
@@ -598,7 +561,7 @@ func (s *Server) verifyScope(ctx context.Context, r catalog.Relocation, until in
 		if err != nil {
 			return rep, fmt.Errorf("verify %s: %w", tm.Source, err)
 		}
-		tv := TableVerification{Source: tm.Source, Target: tm.TargetTable(), CellsCompared: first.SourceCells, BatchesProven: first.BatchesProven, Differences: first.DifferenceCount}
+		tv := api.TableVerification{Source: tm.Source, Target: tm.TargetTable(), CellsCompared: first.SourceCells, BatchesProven: first.BatchesProven, Differences: first.DifferenceCount}
 		rep.BytesVerified += first.BytesRead
 		after := first
 		if !first.Equal() {
@@ -607,7 +570,7 @@ func (s *Server) verifyScope(ctx context.Context, r catalog.Relocation, until in
 				return rep, fmt.Errorf("repair %s: %w", tm.Source, err)
 			}
 			rep.BytesVerified += after.BytesRead
-			tv.RangesRecopied = after.Repaired
+			tv.RangesRecopied = rowRanges(after.Repaired)
 		}
 		tv.Remaining = after.DifferenceCount
 		if !after.Equal() && tv.Remaining == 0 {
@@ -628,14 +591,14 @@ func (s *Server) verifyScope(ctx context.Context, r catalog.Relocation, until in
 func (s *Server) recopier(r catalog.Relocation, tm relocation.TableMap, until int64) verify.CopyFunc {
 	zero := int64(0)
 	end := until
-	base := JobSubmission{Source: r.SourceCluster, Target: r.TargetCluster, Request: job.Request{Table: tm.Source, TargetTable: tm.Target,
+	base := api.JobSubmission{Source: r.SourceCluster, Target: r.TargetCluster, CopyRequest: api.CopyRequest{Table: tm.Source, TargetTable: tm.Target,
 		StartTime: &zero, EndTime: &end, Families: r.Families, Bandwidth: r.Bandwidth}}
 	return s.rangeCopier(base, "relocation "+r.ID+" repair")
 }
 
 // rangeCopier copies one row range of base's table again (base's rows replaced by the
 // range), as a job of the server submitted on behalf of by, and waits for it.
-func (s *Server) rangeCopier(base JobSubmission, by string) verify.CopyFunc {
+func (s *Server) rangeCopier(base api.JobSubmission, by string) verify.CopyFunc {
 	return func(ctx context.Context, rng job.KeyRange) error {
 		sub := base
 		sub.Families = slices.Clone(base.Families)

@@ -11,136 +11,39 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
 	"rangecopy/relocation"
 	"rangecopy/units"
 )
 
-// RelocationCreate is the body of POST /relocations.
-type RelocationCreate struct {
-	Source    string   `json:"source" minLength:"1" maxLength:"128" doc:"name of the registered source cluster" example:"dc1"`
-	Target    string   `json:"target" minLength:"1" maxLength:"128" doc:"name of the registered target cluster" example:"dc2"`
-	Tables    []string `json:"tables" minItems:"1" maxItems:"1000" doc:"tables in scope, ns:t, or ns:t→ns2:t (also ns:t=ns2:t) to rename on the target" example:"[\"ns:t\"]"`
-	StartRow  string   `json:"startRow,omitempty" maxLength:"4096" doc:"first row (inclusive), HBase shell escapes; empty: the start of each table"`
-	StopRow   string   `json:"stopRow,omitempty" maxLength:"4096" doc:"row to stop before (exclusive); empty: the end of each table"`
-	Families  []string `json:"families,omitempty" doc:"column families to move; empty: all"`
-	Bandwidth string   `json:"bandwidth,omitempty" maxLength:"64" doc:"each job's read cap, e.g. 200MB/s; empty: none" example:"200MB/s"`
-	Schedule  string   `json:"schedule" minLength:"1" maxLength:"255" doc:"cron expression of the catch-up windows: 5 fields, or 6 with seconds first, or @every 10m; CRON_TZ=Area/City prefix for a time zone (UTC otherwise)" example:"*/10 * * * *"`
-	Margin    string   `json:"margin,omitempty" maxLength:"32" doc:"how far before the watermark a window starts, a Go duration (default 10m)" example:"10m"`
-	MaxLag    string   `json:"maxLag,omitempty" maxLength:"32" doc:"cut-over gate: the last window's lag must be under it, a Go duration (default 5m)" example:"5m"`
-}
-
-// RelocationPatch is the body of PATCH /relocations/{id}: what may change while it runs.
-type RelocationPatch struct {
-	Schedule  *string `json:"schedule,omitempty" maxLength:"255" doc:"new cron expression; the next tick is computed from now"`
-	Margin    *string `json:"margin,omitempty" maxLength:"32" doc:"new margin, a Go duration"`
-	Bandwidth *string `json:"bandwidth,omitempty" maxLength:"64" doc:"new read cap of each job, also applied to the running window's jobs; \"\", \"0\" or \"none\" removes it"`
-}
-
-// GateOut is one cut-over gate.
-type GateOut struct {
-	Name     string `json:"name" enum:"phase,lag,verification" doc:"the gate"`
-	OK       bool   `json:"ok" doc:"it holds"`
-	Detail   string `json:"detail" doc:"what was found"`
-	Forcible bool   `json:"forcible" doc:"force passes over it"`
-}
-
-// VerificationOut is the last verification of a relocation.
-type VerificationOut struct {
-	Until  int64     `json:"until" doc:"the time range verified was [0, until), ms"`
-	At     time.Time `json:"at" doc:"when it ended"`
-	Passed bool      `json:"passed" doc:"source and target were equal (after the repair)"`
-	Final  bool      `json:"final" doc:"it was the cut-over's"`
-	Why    string    `json:"why,omitempty" doc:"what differed or failed"`
-}
-
-// WindowOut is one window of a relocation.
-type WindowOut struct {
-	Seq          int        `json:"seq" doc:"number of the window, from 1"`
-	Kind         string     `json:"kind" enum:"full,catch-up,final" doc:"what it is for"`
-	StartTime    int64      `json:"startTime" doc:"cells copied from this timestamp (inclusive, ms); 0 with endTime 0 for the full copy"`
-	EndTime      int64      `json:"endTime" doc:"to this timestamp (exclusive, ms)"`
-	SnapshotTime int64      `json:"snapshotTime" doc:"the time it copies up to: the watermark once it ran"`
-	JobIDs       []string   `json:"jobIds" doc:"its jobs, one per table"`
-	Bytes        int64      `json:"bytes" doc:"input bytes its jobs read"`
-	FilesLoaded  int64      `json:"filesLoaded" doc:"files bulk loaded into the target"`
-	FilesPruned  int64      `json:"filesPruned" doc:"source files left unread by the time or row range"`
-	StartedAt    time.Time  `json:"startedAt" doc:"when it was submitted (or its tick skipped)"`
-	FinishedAt   *time.Time `json:"finishedAt,omitempty" doc:"when its jobs ended"`
-	DurationMs   int64      `json:"durationMs" doc:"how long it ran"`
-	LagMs        int64      `json:"lagMs" doc:"finishedAt minus snapshotTime, for a window that ran"`
-	Outcome      string     `json:"outcome" enum:"running,ran,skipped,failed" doc:"how it ended"`
-	Why          string     `json:"why,omitempty" doc:"why it failed or was skipped"`
-}
-
-// RelocationOut is a relocation as the API shows it.
-type RelocationOut struct {
-	ID            string                `json:"id" doc:"the relocation's id"`
-	Source        string                `json:"source" doc:"source cluster"`
-	Target        string                `json:"target" doc:"target cluster"`
-	Tables        []relocation.TableMap `json:"tables" doc:"tables in scope"`
-	StartRow      string                `json:"startRow,omitempty" doc:"first row"`
-	StopRow       string                `json:"stopRow,omitempty" doc:"row to stop before"`
-	Families      []string              `json:"families,omitempty" doc:"families moved; absent: all"`
-	Bandwidth     string                `json:"bandwidth,omitempty" doc:"each job's read cap"`
-	Schedule      string                `json:"schedule" doc:"cron expression of the windows"`
-	Margin        string                `json:"margin" doc:"window margin"`
-	MaxLag        string                `json:"maxLag" doc:"cut-over lag bound"`
-	Phase         string                `json:"phase" enum:"copying,catching-up,ready,cutting-over,done,paused,failed,cancelled" doc:"where it is"`
-	ResumePhase   string                `json:"resumePhase,omitempty" doc:"the phase a paused relocation returns to"`
-	Why           string                `json:"why,omitempty" doc:"why it failed, or who paused, cancelled or cut it over"`
-	Watermark     int64                 `json:"watermark" doc:"snapshot time of the last window that ran (ms); 0 before the full copy ran"`
-	NextTick      *time.Time            `json:"nextTick,omitempty" doc:"when the next catch-up is due"`
-	RunningWindow int                   `json:"runningWindow,omitempty" doc:"seq of the window running"`
-	LagMs         *int64                `json:"lagMs,omitempty" doc:"lag of the last window that ran (not of the full copy)"`
-	Verifying     bool                  `json:"verifying" doc:"a verification runs"`
-	Verification  *VerificationOut      `json:"verification,omitempty" doc:"the last verification"`
-	Gates         []GateOut             `json:"gates" doc:"the cut-over gates as they stand"`
-	Report        *RelocationReport     `json:"report,omitempty" doc:"the cut-over's report"`
-	CreatedBy     string                `json:"createdBy" doc:"token name of its creator"`
-	CreatedAt     time.Time             `json:"createdAt" doc:"when it was created"`
-	UpdatedAt     time.Time             `json:"updatedAt" doc:"when it last changed"`
-	FinishedAt    *time.Time            `json:"finishedAt,omitempty" doc:"when it ended"`
-	Windows       []WindowOut           `json:"windows,omitempty" doc:"its windows, oldest first (GET of one relocation only)"`
-}
-
 type relocationIDIn struct {
 	ID string `path:"id" minLength:"1" maxLength:"64" doc:"the relocation's id"`
 }
 
 type relocationOutput struct {
-	Body RelocationOut
+	Body api.RelocationOut
 }
 
-// CutoverOut is the answer of POST /relocations/{id}/cutover.
-type CutoverOut struct {
-	DryRun     bool          `json:"dryRun" doc:"nothing was changed"`
-	Started    bool          `json:"started" doc:"the cut-over began"`
-	Blocked    string        `json:"blocked,omitempty" doc:"the gate that blocks it (dry run)"`
-	Gates      []GateOut     `json:"gates" doc:"the gates as they stood"`
-	Steps      []string      `json:"steps,omitempty" doc:"what it does (or would do), in order"`
-	Relocation RelocationOut `json:"relocation"`
-}
-
-func gatesOut(gs []relocation.Gate) []GateOut {
-	out := make([]GateOut, 0, len(gs))
+func gatesOut(gs []relocation.Gate) []api.GateOut {
+	out := make([]api.GateOut, 0, len(gs))
 	for _, g := range gs {
-		out = append(out, GateOut{Name: g.Name, OK: g.OK, Detail: g.Detail, Forcible: g.Forcible})
+		out = append(out, api.GateOut{Name: g.Name, OK: g.OK, Detail: g.Detail, Forcible: g.Forcible})
 	}
 	return out
 }
 
 // relocationView is the API's form of a relocation; with windows, its windows too.
-func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windows bool) (RelocationOut, error) {
-	out := RelocationOut{ID: r.ID, Source: r.SourceCluster, Target: r.TargetCluster, StartRow: r.StartRow, StopRow: r.StopRow,
+func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windows bool) (api.RelocationOut, error) {
+	out := api.RelocationOut{ID: r.ID, Source: r.SourceCluster, Target: r.TargetCluster, StartRow: r.StartRow, StopRow: r.StopRow,
 		Families: r.Families, Bandwidth: r.Bandwidth, Schedule: r.Schedule,
 		Margin: (time.Duration(r.MarginMs) * time.Millisecond).String(), MaxLag: (time.Duration(r.MaxLagMs) * time.Millisecond).String(),
-		Phase: r.Phase, ResumePhase: r.ResumePhase, Why: r.Why, Watermark: r.Watermark, NextTick: r.NextTick,
+		Phase: api.RelocationPhase(r.Phase), ResumePhase: api.RelocationPhase(r.ResumePhase), Why: r.Why, Watermark: r.Watermark, NextTick: r.NextTick,
 		RunningWindow: r.RunningSeq, Verifying: r.Verifying, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		FinishedAt: r.FinishedAt}
 	for _, t := range r.Tables {
-		out.Tables = append(out.Tables, relocation.TableMap{Source: t.Source, Target: t.Target})
+		out.Tables = append(out.Tables, api.TableMap{Source: t.Source, Target: t.Target})
 	}
 	var st relocation.State
 	cfg, _, cfgErr := relocationConfig(r)
@@ -154,18 +57,18 @@ func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windo
 	}
 	if st.Verified != nil {
 		v := st.Verified
-		out.Verification = &VerificationOut{Until: v.Until, At: v.At, Passed: v.Passed, Final: v.Final, Why: v.Why}
+		out.Verification = &api.VerificationOut{Until: v.Until, At: v.At, Passed: v.Passed, Final: v.Final, Why: v.Why}
 	}
 	if st.Last != nil && st.Last.Kind != relocation.Full {
 		l := st.Last.Lag().Milliseconds()
 		out.LagMs = &l
 	}
-	out.Gates = []GateOut{}
+	out.Gates = []api.GateOut{}
 	if cfgErr == nil {
 		out.Gates = gatesOut(relocation.Gates(cfg, st))
 	}
 	if r.Report != "" {
-		var rep RelocationReport
+		var rep api.RelocationReport
 		if json.Unmarshal([]byte(r.Report), &rep) == nil {
 			out.Report = &rep
 		}
@@ -175,12 +78,12 @@ func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windo
 		if err != nil {
 			return out, err
 		}
-		out.Windows = []WindowOut{}
+		out.Windows = []api.WindowOut{}
 		for _, w := range ws {
-			out.Windows = append(out.Windows, WindowOut{Seq: w.Seq, Kind: w.Kind, StartTime: w.StartTime, EndTime: w.EndTime,
+			out.Windows = append(out.Windows, api.WindowOut{Seq: w.Seq, Kind: api.WindowKind(w.Kind), StartTime: w.StartTime, EndTime: w.EndTime,
 				SnapshotTime: w.SnapshotTime, JobIDs: append([]string{}, w.JobIDs...), Bytes: w.Bytes, FilesLoaded: w.FilesLoaded,
 				FilesPruned: w.FilesPruned, StartedAt: w.StartedAt, FinishedAt: w.FinishedAt, DurationMs: w.DurationMs, LagMs: w.LagMs,
-				Outcome: w.Outcome, Why: w.Why})
+				Outcome: api.WindowOutcome(w.Outcome), Why: w.Why})
 		}
 	}
 	return out, nil
@@ -188,12 +91,12 @@ func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windo
 
 // fieldErrs collects the fields of a body that are wrong.
 type fieldErrs struct {
-	details []error
+	details []*api.ProblemDetail
 	msgs    []string
 }
 
 func (f *fieldErrs) add(field, msg string, value any) {
-	f.details = append(f.details, &huma.ErrorDetail{Location: "body." + field, Message: msg, Value: value})
+	f.details = append(f.details, &api.ProblemDetail{Location: "body." + field, Message: msg, Value: value})
 	f.msgs = append(f.msgs, field+": "+msg)
 }
 
@@ -201,7 +104,7 @@ func (f *fieldErrs) err() error {
 	if len(f.msgs) == 0 {
 		return nil
 	}
-	return huma.Error400BadRequest("the request body is not valid: "+strings.Join(f.msgs, "; "), f.details...)
+	return api.NewProblem(http.StatusBadRequest, "the request body is not valid: "+strings.Join(f.msgs, "; "), f.details...)
 }
 
 // parseDuration reads a non-negative duration, def when empty.
@@ -220,7 +123,7 @@ func parseDuration(s string, def time.Duration) (time.Duration, error) {
 }
 
 // createRelocation checks a creation and records the relocation with its full copy.
-func (a *api) createRelocation(ctx context.Context, in RelocationCreate, by string) (catalog.Relocation, error) {
+func (a *rest) createRelocation(ctx context.Context, in api.RelocationCreate, by string) (catalog.Relocation, error) {
 	var fe fieldErrs
 	r := catalog.Relocation{ID: catalog.NewRelocationID(), SourceCluster: in.Source, TargetCluster: in.Target,
 		StartRow: in.StartRow, StopRow: in.StopRow, Bandwidth: in.Bandwidth, Schedule: in.Schedule, CreatedBy: by}
@@ -308,27 +211,23 @@ func (a *api) createRelocation(ctx context.Context, in RelocationCreate, by stri
 	return got, nil
 }
 
-func (a *api) registerRelocations() {
+func (a *rest) registerRelocations() {
 	s := a.s
 	list := op("list-relocations", http.MethodGet, "/relocations", "List relocations", catalog.RoleViewer, "relocations")
+	list.Errors = append(list.Errors, http.StatusBadRequest)
 	huma.Register(a.h, list, func(ctx context.Context, in *struct {
 		Open bool `query:"open" doc:"keep those that have not ended"`
-	}) (*struct {
-		Body struct {
-			Relocations []RelocationOut `json:"relocations" doc:"oldest first"`
+		api.PageQuery
+	}) (*struct{ Body api.RelocationList }, error) {
+		page, err := s.cat.ListRelocationsPage(ctx, catalog.RelocationFilter{Open: in.Open, Cursor: in.Cursor, Limit: in.Limit})
+		if errors.Is(err, catalog.ErrInvalid) {
+			return nil, cursorProblem(in.Cursor)
 		}
-	}, error) {
-		rs, err := s.cat.ListRelocations(ctx, in.Open)
 		if err != nil {
 			return nil, a.problem(err, "relocations")
 		}
-		out := &struct {
-			Body struct {
-				Relocations []RelocationOut `json:"relocations" doc:"oldest first"`
-			}
-		}{}
-		out.Body.Relocations = []RelocationOut{}
-		for _, r := range rs {
+		out := &struct{ Body api.RelocationList }{Body: api.RelocationList{Relocations: []api.RelocationOut{}, Next: page.Next}}
+		for _, r := range page.Relocations {
 			v, err := s.relocationView(ctx, r, false)
 			if err != nil {
 				return nil, a.problem(err, "relocation "+r.ID)
@@ -341,7 +240,7 @@ func (a *api) registerRelocations() {
 	create := op("create-relocation", http.MethodPost, "/relocations", "Create a relocation: a full copy, then catch-up windows on a schedule", catalog.RoleOperator, "relocations")
 	create.DefaultStatus = http.StatusCreated
 	create.Errors = append(create.Errors, http.StatusBadRequest)
-	huma.Register(a.h, create, func(ctx context.Context, in *struct{ Body RelocationCreate }) (*relocationOutput, error) {
+	huma.Register(a.h, create, func(ctx context.Context, in *struct{ Body api.RelocationCreate }) (*relocationOutput, error) {
 		r, err := a.createRelocation(ctx, in.Body, callerOf(ctx).name)
 		if err != nil {
 			return nil, err
@@ -363,7 +262,7 @@ func (a *api) registerRelocations() {
 	patch.Errors = append(patch.Errors, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
 	huma.Register(a.h, patch, func(ctx context.Context, in *struct {
 		ID   string `path:"id" minLength:"1" maxLength:"64" doc:"the relocation's id"`
-		Body RelocationPatch
+		Body api.RelocationPatch
 	}) (*relocationOutput, error) {
 		return a.patchRelocation(ctx, in.ID, in.Body)
 	})
@@ -379,7 +278,7 @@ func (a *api) registerRelocations() {
 		huma.Register(a.h, o, func(ctx context.Context, in *relocationIDIn) (*relocationOutput, error) {
 			r, err := s.relocationEvent(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name), nil, nil)
 			if err != nil {
-				return nil, a.relocationProblem(err, in.ID)
+				return nil, a.problem(err, "relocation "+in.ID)
 			}
 			return a.relocationAnswer(ctx, r, false)
 		})
@@ -390,11 +289,8 @@ func (a *api) registerRelocations() {
 	cut.Errors = append(cut.Errors, http.StatusNotFound, http.StatusConflict)
 	huma.Register(a.h, cut, func(ctx context.Context, in *struct {
 		ID   string `path:"id" minLength:"1" maxLength:"64" doc:"the relocation's id"`
-		Body struct {
-			Force  bool `json:"force,omitempty" doc:"pass over the lag and verification gates"`
-			DryRun bool `json:"dryRun,omitempty" doc:"say what it would do, change nothing"`
-		}
-	}) (*struct{ Body CutoverOut }, error) {
+		Body api.CutoverRequest
+	}) (*struct{ Body api.CutoverOut }, error) {
 		return a.cutover(ctx, in.ID, in.Body.Force, in.Body.DryRun)
 	})
 }
@@ -414,7 +310,7 @@ func controlEvent(name, by string) relocation.Event {
 }
 
 // relocationAnswer is the answer showing a relocation.
-func (a *api) relocationAnswer(ctx context.Context, r catalog.Relocation, windows bool) (*relocationOutput, error) {
+func (a *rest) relocationAnswer(ctx context.Context, r catalog.Relocation, windows bool) (*relocationOutput, error) {
 	v, err := a.s.relocationView(ctx, r, windows)
 	if err != nil {
 		return nil, a.problem(err, "relocation "+r.ID)
@@ -422,17 +318,8 @@ func (a *api) relocationAnswer(ctx context.Context, r catalog.Relocation, window
 	return &relocationOutput{Body: v}, nil
 }
 
-// relocationProblem is the API's answer to an error of a relocation event.
-func (a *api) relocationProblem(err error, id string) error {
-	var re *relocation.RefusedError
-	if errors.As(err, &re) {
-		return huma.Error409Conflict(re.Error())
-	}
-	return a.problem(err, "relocation "+id)
-}
-
 // patchRelocation changes the schedule, margin or bandwidth of a relocation.
-func (a *api) patchRelocation(ctx context.Context, id string, p RelocationPatch) (*relocationOutput, error) {
+func (a *rest) patchRelocation(ctx context.Context, id string, p api.RelocationPatch) (*relocationOutput, error) {
 	var fe fieldErrs
 	var sched relocation.Schedule
 	if p.Schedule != nil {
@@ -491,7 +378,7 @@ func (a *api) patchRelocation(ctx context.Context, id string, p RelocationPatch)
 		return nil
 	})
 	if err != nil {
-		return nil, a.relocationProblem(err, id)
+		return nil, a.problem(err, "relocation "+id)
 	}
 	for _, j := range running {
 		if err := a.s.setBandwidth(ctx, j, bps); err != nil && !isStatus(err, http.StatusNotFound) && !isStatus(err, http.StatusConflict) {
@@ -502,13 +389,13 @@ func (a *api) patchRelocation(ctx context.Context, id string, p RelocationPatch)
 }
 
 // cutover starts (or dry-runs) a relocation's cut-over.
-func (a *api) cutover(ctx context.Context, id string, force, dryRun bool) (*struct{ Body CutoverOut }, error) {
+func (a *rest) cutover(ctx context.Context, id string, force, dryRun bool) (*struct{ Body api.CutoverOut }, error) {
 	s := a.s
 	r, err := s.cat.GetRelocation(ctx, id)
 	if err != nil {
 		return nil, a.problem(err, "relocation "+id)
 	}
-	out := &struct{ Body CutoverOut }{}
+	out := &struct{ Body api.CutoverOut }{}
 	out.Body.DryRun = dryRun
 	if dryRun {
 		var plan relocation.CutoverPlan
@@ -537,7 +424,7 @@ func (a *api) cutover(ctx context.Context, id string, force, dryRun bool) (*stru
 	}
 	r, err = s.relocationEvent(ctx, id, relocation.Cutover{By: callerOf(ctx).name, Now: time.Now(), Force: force}, nil, nil)
 	if err != nil {
-		return nil, a.relocationProblem(err, id)
+		return nil, a.problem(err, "relocation "+id)
 	}
 	v, err := s.relocationView(ctx, r, false)
 	if err != nil {

@@ -29,7 +29,7 @@ type Server struct {
 	cfg     Config
 	cat     *catalog.Catalog
 	reg     *registry.Registry
-	api     *api
+	api     *rest
 	dash    *dashboard.Dashboard
 	metrics *serverMetrics
 	promReg *prometheus.Registry

@@ -8,34 +8,20 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
 	"rangecopy/registry"
 )
 
-// TaskOut is one task of a job.
-type TaskOut struct {
-	ID       string `json:"id" doc:"the task's id"`
-	State    string `json:"state" enum:"pending,running,done,failed" doc:"pending, running (held by a worker), done or failed"`
-	StartRow string `json:"startRow" doc:"first row of the task's range (\\xNN escapes); empty: the table's start"`
-	StopRow  string `json:"stopRow" doc:"row the task stops before; empty: the table's end"`
-	Bytes    int64  `json:"bytes" doc:"input bytes the plan estimated"`
-	Worker   string `json:"worker,omitempty" doc:"the worker that ended it"`
-	Error    string `json:"error,omitempty" doc:"why it failed"`
-}
-
 type listTasksIn struct {
-	ID     string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
-	State  string `query:"state" enum:"pending,running,done,failed" doc:"keep tasks in this state"`
-	Cursor string `query:"cursor" maxLength:"256" doc:"the next of the page before (a task id)"`
-	Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
+	ID    string `path:"id" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9._:-]+$" doc:"the job's id"`
+	State string `query:"state" enum:"pending,running,done,failed" doc:"keep tasks in this state"`
+	api.PageQuery
 }
 
 type listTasksOutput struct {
-	Body struct {
-		Tasks []TaskOut `json:"tasks" doc:"by id"`
-		Next  string    `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
-	}
+	Body api.TaskList
 }
 
 // taskStates sorts every task of a job into its state from three listings of the registry
@@ -78,7 +64,7 @@ func pageAfter(sorted []string, cursor string, limit int, keep func(string) bool
 	return out, ""
 }
 
-func (a *api) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOutput, error) {
+func (a *rest) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOutput, error) {
 	reg := a.s.reg
 	if err := knownJobID(in.ID); err != nil {
 		return nil, err
@@ -112,9 +98,9 @@ func (a *api) listTasks(ctx context.Context, in *listTasksIn) (*listTasksOutput,
 	}
 	ids, next := pageAfter(all, in.Cursor, limit, func(id string) bool { return in.State == "" || st[id] == in.State })
 	out := &listTasksOutput{}
-	out.Body.Tasks = make([]TaskOut, 0, len(ids))
+	out.Body.Tasks = make([]api.TaskOut, 0, len(ids))
 	for _, id := range ids {
-		t := TaskOut{ID: id, State: st[id]}
+		t := api.TaskOut{ID: id, State: api.TaskState(st[id])}
 		if b, err := reg.TaskSpec(ctx, in.ID, id); err == nil {
 			if ts, err := job.DecodeTaskSpec(b); err == nil {
 				t.StartRow, t.StopRow = job.FormatKey(ts.Task.Rows.Start), job.FormatKey(ts.Task.Rows.End)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/testenv"
 )
 
@@ -74,7 +75,7 @@ func TestServerTLS(t *testing.T) {
 		t.Fatalf("URL %s: want https", s.URL())
 	}
 	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := c.Get(s.URL() + APIPrefix + "/healthz")
+	resp, err := c.Get(s.URL() + api.APIPrefix + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestServerTLS(t *testing.T) {
 		t.Errorf("healthz over TLS: %d, tls %v", resp.StatusCode, resp.TLS != nil)
 	}
 	plain := strings.Replace(s.URL(), "https://", "http://", 1)
-	if resp, err := http.Get(plain + APIPrefix + "/healthz"); err == nil {
+	if resp, err := http.Get(plain + api.APIPrefix + "/healthz"); err == nil {
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
 			t.Error("plain HTTP on the TLS port answered 200")

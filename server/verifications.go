@@ -11,6 +11,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
 	"rangecopy/verify"
@@ -27,95 +28,21 @@ const (
 	verifyStale     = 6 * verifyHeartbeat
 )
 
-// VerificationRequest is the body of POST /verifications: what to compare, as rangecopy
-// verify's flags say it.
-type VerificationRequest struct {
-	Source      string   `json:"source" minLength:"1" maxLength:"128" doc:"name of the registered source cluster" example:"dc1"`
-	Target      string   `json:"target" minLength:"1" maxLength:"128" doc:"name of the registered target cluster" example:"dc2"`
-	Table       string   `json:"table" maxLength:"512" doc:"source table, [namespace:]name" example:"ns:events"`
-	TargetTable string   `json:"targetTable,omitempty" maxLength:"512" doc:"target table; empty: the source's name"`
-	StartRow    string   `json:"startRow,omitempty" maxLength:"4096" doc:"first row (inclusive), HBase shell escapes such as \\x00; empty: the table's start"`
-	StopRow     string   `json:"stopRow,omitempty" maxLength:"4096" doc:"row to stop before (exclusive); empty: the table's end"`
-	StartTime   *int64   `json:"startTime,omitempty" doc:"oldest cell timestamp compared (inclusive, ms)"`
-	EndTime     *int64   `json:"endTime,omitempty" doc:"timestamp to stop before (exclusive, ms)"`
-	Families    []string `json:"families,omitempty" maxItems:"1000" doc:"column families compared; empty: every family of the source"`
-	Mode        string   `json:"mode,omitempty" enum:"visible,raw" default:"visible" doc:"visible: what a read returns (deletes applied, versions capped, TTL); raw: every cell and delete marker"`
-	Bandwidth   string   `json:"bandwidth,omitempty" maxLength:"64" doc:"read cap of both sides together, e.g. 200MB/s; empty: none"`
-	MaxDiffs    int      `json:"maxDiffs,omitempty" minimum:"1" maximum:"100000" default:"100" doc:"differing cells listed (all are counted)"`
-	Repair      bool     `json:"repair,omitempty" doc:"re-copy the mismatched row ranges (as copy jobs of this server) and verify them again"`
-	ReadAll     bool     `json:"readAll,omitempty" doc:"hash every batch from the HFiles; without it, a batch whose store files are byte-for-byte the same on both sides by their HDFS checksums (as a fast-path copy leaves them) matches unread"`
-}
-
-// CellDifference is one differing cell, its bytes in \xNN form.
-type CellDifference struct {
-	Kind        string  `json:"kind" enum:"missing on target,extra on target,value differs" doc:"how it differs"`
-	Row         string  `json:"row" doc:"row key"`
-	Family      string  `json:"family" doc:"column family"`
-	Qualifier   string  `json:"qualifier" doc:"qualifier"`
-	Timestamp   int64   `json:"timestamp" doc:"timestamp, ms"`
-	Type        string  `json:"type" doc:"cell type: Put or a delete marker's"`
-	SourceValue *string `json:"sourceValue,omitempty" doc:"the source's value"`
-	TargetValue *string `json:"targetValue,omitempty" doc:"the target's value"`
-}
-
-// VerificationReport is what a verification found: with repair, the counts are the second
-// pass's, over the repaired ranges' batches, and the first pass's differences are kept too.
-type VerificationReport struct {
-	SourceTable       string           `json:"sourceTable" doc:"source table"`
-	TargetTable       string           `json:"targetTable" doc:"target table"`
-	Mode              string           `json:"mode" doc:"visible or raw"`
-	SourceSnapshot    string           `json:"sourceSnapshot" doc:"snapshot read on the source"`
-	TargetSnapshot    string           `json:"targetSnapshot" doc:"snapshot read on the target"`
-	SourceCells       int64            `json:"sourceCells" doc:"cells compared on the source"`
-	TargetCells       int64            `json:"targetCells" doc:"cells compared on the target"`
-	SourceRows        int64            `json:"sourceRows" doc:"rows compared on the source"`
-	TargetRows        int64            `json:"targetRows" doc:"rows compared on the target"`
-	Batches           int              `json:"batches" doc:"batches hashed on each side"`
-	BatchesMatched    int              `json:"batchesMatched" doc:"batches whose hashes matched"`
-	BatchesMismatched int              `json:"batchesMismatched" doc:"batches whose hashes differed"`
-	BatchesProven     int              `json:"batchesProven,omitempty" doc:"matched batches not read: every store file of theirs the same on both sides by its HDFS checksum (their cells are not counted)"`
-	MismatchedRanges  []verify.Range   `json:"mismatchedRanges" doc:"row ranges of the mismatched batches, adjacent ones joined"`
-	DifferenceCount   int64            `json:"differenceCount" doc:"differing cells, all counted"`
-	Differences       []CellDifference `json:"differences" doc:"the first differing cells (at most maxDiffs)"`
-	BytesRead         int64            `json:"bytesRead" doc:"HFile bytes read, both sides"`
-	ElapsedMs         int64            `json:"elapsedMs" doc:"how long the comparison took"`
-	Repaired          []verify.Range   `json:"repaired,omitempty" doc:"row ranges re-copied by the repair"`
-	Job               string           `json:"job,omitempty" doc:"the registry job that hashed both sides (the same after a server restart: it resumed)"`
-	Units             int              `json:"units,omitempty" doc:"units hashed (a side's batches in one region)"`
-	UnitsResumed      int              `json:"unitsResumed,omitempty" doc:"units found hashed when this server ran it: by an earlier run or by worker agents"`
-	UnitsHashed       int              `json:"unitsHashed,omitempty" doc:"units this server's run hashed itself"`
-	// Before is the first pass of a verification that repaired.
-	Before *VerificationReport `json:"before,omitempty" doc:"with repair: the first pass, before the re-copy"`
-}
-
-// VerificationOutput is a verification as the API shows it.
-type VerificationOutput struct {
-	ID         string              `json:"id" doc:"the verification's id"`
-	State      string              `json:"state" enum:"running,passed,failed,error" doc:"running; passed: equal; failed: they differ (see report); error: it could not compare (see error)"`
-	Request    VerificationRequest `json:"request" doc:"what it compares"`
-	Report     *VerificationReport `json:"report,omitempty" doc:"what it found, once it ended (passed or failed)"`
-	Error      string              `json:"error,omitempty" doc:"why it ended in error"`
-	Runner     string              `json:"runner" doc:"id of the server that runs it"`
-	CreatedBy  string              `json:"createdBy" doc:"token name of its creator"`
-	CreatedAt  time.Time           `json:"createdAt" doc:"when it was created"`
-	FinishedAt *time.Time          `json:"finishedAt,omitempty" doc:"when it ended"`
-}
-
 // reportOf is the API's form of verify's report.
-func reportOf(r verify.Report) (VerificationReport, error) {
-	out := VerificationReport{SourceTable: r.SourceTable, TargetTable: r.TargetTable, Mode: r.Mode.String(),
+func reportOf(r verify.Report) (api.VerificationReport, error) {
+	out := api.VerificationReport{SourceTable: r.SourceTable, TargetTable: r.TargetTable, Mode: r.Mode.String(),
 		SourceSnapshot: r.SourceSnapshot, TargetSnapshot: r.TargetSnapshot, SourceCells: r.SourceCells, TargetCells: r.TargetCells,
 		SourceRows: r.SourceRows, TargetRows: r.TargetRows, Batches: r.Batches, BatchesMatched: r.BatchesMatched,
-		BatchesMismatched: r.BatchesMismatched, BatchesProven: r.BatchesProven, MismatchedRanges: append([]verify.Range{}, r.MismatchedRanges...),
-		DifferenceCount: r.DifferenceCount, Differences: []CellDifference{}, BytesRead: r.BytesRead, ElapsedMs: r.ElapsedMs,
-		Repaired: r.Repaired, Job: r.Job, Units: r.Units, UnitsResumed: r.UnitsResumed, UnitsHashed: r.UnitsHashed}
+		BatchesMismatched: r.BatchesMismatched, BatchesProven: r.BatchesProven, MismatchedRanges: rowRanges(r.MismatchedRanges),
+		DifferenceCount: r.DifferenceCount, Differences: []api.CellDifference{}, BytesRead: r.BytesRead, ElapsedMs: r.ElapsedMs,
+		Repaired: rowRanges(r.Repaired), Job: r.Job, Units: r.Units, UnitsResumed: r.UnitsResumed, UnitsHashed: r.UnitsHashed}
 	for _, d := range r.Differences {
 		// verify writes a difference's bytes in \xNN form; its JSON is the API's.
 		b, err := json.Marshal(d)
 		if err != nil {
 			return out, fmt.Errorf("difference %s: %w", d, err)
 		}
-		var cd CellDifference
+		var cd api.CellDifference
 		if err := json.Unmarshal(b, &cd); err != nil {
 			return out, fmt.Errorf("difference %s: %w", d, err)
 		}
@@ -124,15 +51,24 @@ func reportOf(r verify.Report) (VerificationReport, error) {
 	return out, nil
 }
 
+// rowRanges is the API's form of verify's row ranges; never nil.
+func rowRanges(rs []verify.Range) []api.RowRange {
+	out := make([]api.RowRange, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, api.RowRange(r))
+	}
+	return out
+}
+
 // verificationView is the API's form of a stored verification.
-func verificationView(v catalog.Verification) (VerificationOutput, error) {
-	out := VerificationOutput{ID: v.ID, State: string(v.State), Error: v.Error, Runner: v.Runner, CreatedBy: v.CreatedBy,
+func verificationView(v catalog.Verification) (api.VerificationOutput, error) {
+	out := api.VerificationOutput{ID: v.ID, State: api.VerificationState(v.State), Error: v.Error, Runner: v.Runner, CreatedBy: v.CreatedBy,
 		CreatedAt: v.CreatedAt, FinishedAt: v.FinishedAt}
 	if err := json.Unmarshal([]byte(v.Spec), &out.Request); err != nil {
 		return out, fmt.Errorf("verification %s: stored spec: %w", v.ID, err)
 	}
 	if v.Report != "" {
-		var rep VerificationReport
+		var rep api.VerificationReport
 		if err := json.Unmarshal([]byte(v.Report), &rep); err != nil {
 			return out, fmt.Errorf("verification %s: stored report: %w", v.ID, err)
 		}
@@ -144,7 +80,7 @@ func verificationView(v catalog.Verification) (VerificationOutput, error) {
 // verificationOptions checks a request as rangecopy verify checks its flags and turns it into
 // verify's options (the clusters' configurations and the user are the caller's to add). Its
 // error is a 400 naming every field that is wrong.
-func verificationOptions(in VerificationRequest) (verify.Options, error) {
+func verificationOptions(in api.VerificationRequest) (verify.Options, error) {
 	var fe fieldErrs
 	req := job.Request{Table: in.Table, TargetTable: in.TargetTable, StartRow: in.StartRow, StopRow: in.StopRow,
 		StartTime: in.StartTime, EndTime: in.EndTime, Families: in.Families, Bandwidth: in.Bandwidth}
@@ -231,7 +167,7 @@ func (s *Server) adoptVerifications(ctx context.Context, own bool) {
 	}
 	for _, v := range vs {
 		s.cfg.Logger.Warn("verification orphaned by a server's stop: running it again (its registry job resumes)", "verification", v.ID)
-		var in VerificationRequest
+		var in api.VerificationRequest
 		err := json.Unmarshal([]byte(v.Spec), &in)
 		var o verify.Options
 		if err == nil {
@@ -254,7 +190,7 @@ func (s *Server) adoptVerifications(ctx context.Context, own bool) {
 
 // verificationRun turns a request into verify's options, the clusters looked up in the
 // catalog; its errors are the API's answers.
-func (s *Server) verificationRun(ctx context.Context, in VerificationRequest) (verify.Options, error) {
+func (s *Server) verificationRun(ctx context.Context, in api.VerificationRequest) (verify.Options, error) {
 	a := s.api
 	var fe fieldErrs
 	o, optErr := verificationOptions(in)
@@ -276,7 +212,7 @@ func (s *Server) verificationRun(ctx context.Context, in VerificationRequest) (v
 		users[i] = user
 	}
 	if optErr != nil {
-		var se *huma.ErrorModel
+		var se *api.Problem
 		if errors.As(optErr, &se) {
 			for _, d := range se.Errors {
 				fe.details = append(fe.details, d)
@@ -303,11 +239,11 @@ func (s *Server) verificationRun(ctx context.Context, in VerificationRequest) (v
 // CreateVerification checks a verification as rangecopy verify checks its flags, records it
 // (state running, created by by) and runs it in the background on this server, as POST
 // /api/v1/verifications does. Its errors are the API's answers (huma.StatusError).
-func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest, by string) (VerificationOutput, error) {
+func (s *Server) CreateVerification(ctx context.Context, in api.VerificationRequest, by string) (api.VerificationOutput, error) {
 	a := s.api
 	o, err := s.verificationRun(ctx, in)
 	if err != nil {
-		return VerificationOutput{}, err
+		return api.VerificationOutput{}, err
 	}
 	if in.Mode == "" {
 		in.Mode = "visible"
@@ -317,12 +253,12 @@ func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest,
 	}
 	spec, err := json.Marshal(in)
 	if err != nil {
-		return VerificationOutput{}, huma.Error500InternalServerError("encode the request: " + err.Error())
+		return api.VerificationOutput{}, huma.Error500InternalServerError("encode the request: " + err.Error())
 	}
 	v, err := s.cat.CreateVerification(ctx, catalog.Verification{ID: catalog.NewVerificationID(), Spec: catalog.JSONText(spec),
 		Runner: s.cfg.ID, CreatedBy: by})
 	if err != nil {
-		return VerificationOutput{}, a.problem(err, "verification")
+		return api.VerificationOutput{}, a.problem(err, "verification")
 	}
 	o.Logger = s.cfg.Logger.With("verification", v.ID)
 	if !s.verifs.launch(func(ctx context.Context) { s.runVerification(ctx, v.ID, in, o) }) {
@@ -330,14 +266,14 @@ func (s *Server) CreateVerification(ctx context.Context, in VerificationRequest,
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
 		_, _ = s.cat.FinishVerification(fctx, v.ID, catalog.VerificationError, "", why)
 		cancel()
-		return VerificationOutput{}, huma.Error503ServiceUnavailable(why)
+		return api.VerificationOutput{}, huma.Error503ServiceUnavailable(why)
 	}
 	return verificationView(v)
 }
 
 // runVerification compares (and repairs) and records the outcome; it beats in the catalog
 // while it runs.
-func (s *Server) runVerification(ctx context.Context, id string, in VerificationRequest, o verify.Options) {
+func (s *Server) runVerification(ctx context.Context, id string, in api.VerificationRequest, o verify.Options) {
 	vctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -381,14 +317,14 @@ func (s *Server) runVerification(ctx context.Context, id string, in Verification
 
 // verifyOnce runs one verification, with its repair when asked: the state it ends in, its
 // report (JSON) and, in state error, why.
-func (s *Server) verifyOnce(ctx context.Context, in VerificationRequest, o verify.Options) (catalog.VerificationState, catalog.JSONText, string) {
+func (s *Server) verifyOnce(ctx context.Context, in api.VerificationRequest, o verify.Options) (catalog.VerificationState, catalog.JSONText, string) {
 	first, err := verify.RunJob(ctx, o, s.reg)
 	if err != nil {
 		return catalog.VerificationError, "", "verify: " + err.Error()
 	}
 	last := first
 	if in.Repair && !first.Equal() {
-		base := JobSubmission{Source: in.Source, Target: in.Target, Request: job.Request{Table: o.Table, TargetTable: in.TargetTable,
+		base := api.JobSubmission{Source: in.Source, Target: in.Target, CopyRequest: api.CopyRequest{Table: o.Table, TargetTable: in.TargetTable,
 			StartTime: in.StartTime, EndTime: in.EndTime, Families: o.Families, Bandwidth: in.Bandwidth}}
 		if last, err = verify.Repair(ctx, o, first, s.rangeCopier(base, "verification repair")); err != nil {
 			return catalog.VerificationError, "", "repair: " + err.Error()
@@ -420,22 +356,19 @@ type verificationIDIn struct {
 }
 
 type verificationOut struct {
-	Body VerificationOutput
+	Body api.VerificationOutput
 }
 
 type createVerificationOut struct {
 	Status int
-	Body   VerificationOutput
+	Body   api.VerificationOutput
 }
 
 type listVerificationsOut struct {
-	Body struct {
-		Verifications []VerificationOutput `json:"verifications" doc:"newest first"`
-		Next          string               `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
-	}
+	Body api.VerificationList
 }
 
-func (a *api) registerVerifications() {
+func (a *rest) registerVerifications() {
 	s := a.s
 	create := op("create-verification", http.MethodPost, "/verifications", "Compare a range of a table on two clusters, from their HFiles", catalog.RoleOperator, "verifications")
 	create.Description += " The verification runs in the background on the server that received it; poll GET /verifications/{id} until its state is passed, failed or error." +
@@ -443,7 +376,7 @@ func (a *api) registerVerifications() {
 	create.DefaultStatus = http.StatusCreated
 	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusConflict, http.StatusServiceUnavailable)
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {
-		Body VerificationRequest
+		Body api.VerificationRequest
 	}) (*createVerificationOut, error) {
 		v, err := s.CreateVerification(ctx, in.Body, callerOf(ctx).name)
 		if err != nil {
@@ -454,10 +387,7 @@ func (a *api) registerVerifications() {
 
 	list := op("list-verifications", http.MethodGet, "/verifications", "List verifications, newest first", catalog.RoleViewer, "verifications")
 	list.Errors = append(list.Errors, http.StatusBadRequest)
-	huma.Register(a.h, list, func(ctx context.Context, in *struct {
-		Cursor string `query:"cursor" maxLength:"1024" doc:"the next of the page before"`
-		Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"page size"`
-	}) (*listVerificationsOut, error) {
+	huma.Register(a.h, list, func(ctx context.Context, in *struct{ api.PageQuery }) (*listVerificationsOut, error) {
 		page, err := s.cat.ListVerifications(ctx, catalog.VerificationFilter{Cursor: in.Cursor, Limit: in.Limit})
 		if err != nil {
 			if errors.Is(err, catalog.ErrInvalid) {
@@ -466,7 +396,7 @@ func (a *api) registerVerifications() {
 			return nil, a.problem(err, "verifications")
 		}
 		out := &listVerificationsOut{}
-		out.Body.Verifications = []VerificationOutput{}
+		out.Body.Verifications = []api.VerificationOutput{}
 		for _, v := range page.Verifications {
 			vo, err := verificationView(v)
 			if err != nil {

@@ -12,12 +12,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rangecopy/api"
 	"rangecopy/job"
 	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
-	"rangecopy/server"
 	"rangecopy/units"
 	"rangecopy/verify"
 )
@@ -266,28 +266,28 @@ func parseMemory(s string) (int64, error) {
 
 // submissionOf turns the flags into a job submission for a server: --source and --target
 // name registered clusters.
-func submissionOf(f copyFlags) (server.JobSubmission, error) {
+func submissionOf(f copyFlags) (api.JobSubmission, error) {
 	if err := onlyWithoutServer(f.flags, "the server runs the job with its own workers and settings",
 		"workers", "dry-run", "resume", "detach", "zk-root", "work-dir", "user", "source-hdfs", "target-hdfs", "cpuprofile", "memory", "verify"); err != nil {
-		return server.JobSubmission{}, err
+		return api.JobSubmission{}, err
 	}
 	if f.source.spec == "" || f.target.spec == "" {
-		return server.JobSubmission{}, usageErrorf("--source and --target are required: names of clusters registered with the server")
+		return api.JobSubmission{}, usageErrorf("--source and --target are required: names of clusters registered with the server")
 	}
 	if f.rng.table == "" {
-		return server.JobSubmission{}, usageErrorf("--table is required")
+		return api.JobSubmission{}, usageErrorf("--table is required")
 	}
 	req, err := f.rng.request()
 	if err != nil {
-		return server.JobSubmission{}, err
+		return api.JobSubmission{}, err
 	}
 	req.Bandwidth, req.TaskSize, req.Retries, req.ProtectSource = f.bandwidth, f.taskSize, f.retries, f.protectSource
 	req.CreateTable, req.KeepSnapshot, req.Pin = f.createTable, f.keepSnapshot, f.pin
 	// The server checks it again; checking here names the flags.
 	if _, _, err := req.Resolve(); err != nil {
-		return server.JobSubmission{}, fieldUsage(err)
+		return api.JobSubmission{}, fieldUsage(err)
 	}
-	return server.JobSubmission{Source: f.source.spec, Target: f.target.spec, Request: req}, nil
+	return api.JobSubmission{Source: f.source.spec, Target: f.target.spec, CopyRequest: api.CopyRequest(req)}, nil
 }
 
 // runRemoteCopy submits the copy to a server and prints its id, or with --wait follows it
@@ -327,7 +327,7 @@ func runRemoteCopy(ctx context.Context, f copyFlags, stdout, stderr io.Writer) e
 		case f.jsonOut:
 			werr = writeJobJSON(stdout, end)
 		case end.Report != nil:
-			werr = progress.WriteText(stdout, *end.Report)
+			werr = progress.WriteText(stdout, jobReport(*end.Report))
 		default:
 			werr = writeJobText(stdout, end)
 		}

@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rangecopy/api"
 	"rangecopy/apiclient"
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
 	"rangecopy/retry"
-	"rangecopy/server"
 	"rangecopy/units"
 )
 
@@ -262,14 +262,14 @@ func withJobs(c *cobra.Command, f jobFlags, zk func(context.Context, *registry.R
 }
 
 // restJobList prints every job the filter selects, page after page.
-func restJobList(ctx context.Context, api *apiclient.Client, f apiclient.JobFilter, jsonOut bool, w io.Writer) error {
-	jobs, err := api.AllJobs(ctx, f)
+func restJobList(ctx context.Context, client *apiclient.Client, f apiclient.JobFilter, jsonOut bool, w io.Writer) error {
+	jobs, err := client.AllJobs(ctx, f)
 	if err != nil {
 		return err
 	}
 	if jsonOut {
 		if jobs == nil {
-			jobs = []server.JobOut{}
+			jobs = []api.JobOut{}
 		}
 		return json.NewEncoder(w).Encode(jobs)
 	}
@@ -282,16 +282,16 @@ func restJobList(ctx context.Context, api *apiclient.Client, f apiclient.JobFilt
 }
 
 // restJobControl pauses, resumes or cancels a job over the API.
-func restJobControl(ctx context.Context, api *apiclient.Client, id, action string, w io.Writer) error {
-	var j server.JobOut
+func restJobControl(ctx context.Context, client *apiclient.Client, id, action string, w io.Writer) error {
+	var j api.JobOut
 	var err error
 	switch action {
 	case "pause":
-		j, err = api.PauseJob(ctx, id)
+		j, err = client.PauseJob(ctx, id)
 	case "resume":
-		j, err = api.ResumeJob(ctx, id)
+		j, err = client.ResumeJob(ctx, id)
 	default:
-		j, err = api.CancelJob(ctx, id)
+		j, err = client.CancelJob(ctx, id)
 	}
 	if err != nil {
 		return err

@@ -11,7 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"rangecopy/server"
+	"rangecopy/api"
+	"rangecopy/apiclient"
 )
 
 // relocFlags are the flags every relocation action takes: the server (as job --server
@@ -23,14 +24,19 @@ type relocFlags struct {
 
 // call sends one request to the server's API and decodes a 2xx answer into out.
 func (f relocFlags) call(ctx context.Context, method, path string, body, out any) error {
-	if f.api.serverURL() == "" {
-		return usageErrorf("--server is required (or $%s): the URL of rangecopy server, such as http://127.0.0.1:8080", serverEnv)
-	}
-	c, err := f.api.client()
+	c, err := f.client()
 	if err != nil {
 		return err
 	}
 	return c.Call(ctx, method, path, body, out)
+}
+
+// client is the client of the server the flags name.
+func (f relocFlags) client() (*apiclient.Client, error) {
+	if f.api.serverURL() == "" {
+		return nil, usageErrorf("--server is required (or $%s): the URL of rangecopy server, such as http://127.0.0.1:8080", serverEnv)
+	}
+	return f.api.client()
 }
 
 func newRelocationCommand() *cobra.Command {
@@ -54,13 +60,13 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 	f.api.add(pf)
 	pf.BoolVar(&f.jsonOut, "json", false, "print the server's JSON")
 
-	var in server.RelocationCreate
+	var in api.RelocationCreate
 	create := &cobra.Command{
 		Use:   "create --source <cluster> --target <cluster> --table <ns:t[=ns2:t]>... --schedule <cron>",
 		Short: "create a relocation; its full copy starts at once",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			var out server.RelocationOut
+			var out api.RelocationOut
 			if err := f.call(c.Context(), http.MethodPost, "/relocations", in, &out); err != nil {
 				return err
 			}
@@ -84,11 +90,17 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Short: "list relocations",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			var out struct {
-				Relocations []server.RelocationOut `json:"relocations"`
-			}
-			if err := f.call(c.Context(), http.MethodGet, "/relocations", nil, &out); err != nil {
+			client, err := f.client()
+			if err != nil {
 				return err
+			}
+			rs, err := client.ListRelocations(c.Context(), false)
+			if err != nil {
+				return err
+			}
+			out := api.RelocationList{Relocations: rs}
+			if out.Relocations == nil {
+				out.Relocations = []api.RelocationOut{}
 			}
 			w := c.OutOrStdout()
 			if f.jsonOut {
@@ -111,7 +123,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Short: "show a relocation: phase, watermark, lag, gates, windows, report",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var out server.RelocationOut
+			var out api.RelocationOut
 			if err := f.call(c.Context(), http.MethodGet, "/relocations/"+args[0], nil, &out); err != nil {
 				return err
 			}
@@ -124,7 +136,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Short: "cut over: final window, verification with repair, report (--dry-run: say what it would do)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var out server.CutoverOut
+			var out api.CutoverOut
 			body := map[string]bool{"force": force, "dryRun": dryRun}
 			if err := f.call(c.Context(), http.MethodPost, "/relocations/"+args[0]+"/cutover", body, &out); err != nil {
 				return err
@@ -159,7 +171,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 			Short: act + " a relocation",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
-				var out server.RelocationOut
+				var out api.RelocationOut
 				if err := f.call(c.Context(), http.MethodPost, "/relocations/"+args[0]+"/"+act, nil, &out); err != nil {
 					return err
 				}
@@ -171,7 +183,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 }
 
 // printRelocation writes a relocation as text (or its JSON).
-func printRelocation(w io.Writer, jsonOut bool, r server.RelocationOut) error {
+func printRelocation(w io.Writer, jsonOut bool, r api.RelocationOut) error {
 	if jsonOut {
 		return json.NewEncoder(w).Encode(r)
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"rangecopy/api"
 	"rangecopy/apiclient"
 	"rangecopy/internal/servertest"
-	"rangecopy/server"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
 )
@@ -20,12 +20,12 @@ func TestRelocationCommands(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := t.Context()
 	srv := servertest.StartServer(t, env, 0)
-	api, err := apiclient.New(srv.URL, apiclient.Options{Token: srv.Token})
+	client, err := apiclient.New(srv.URL, apiclient.Options{Token: srv.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]*testenv.Cluster{"src": env.Source, "tgt": env.Target} {
-		if _, err := api.CreateCluster(ctx, name, server.ClusterInput{SiteFiles: servertest.SiteFiles(t, c), User: c.User}); err != nil {
+		if _, err := client.CreateCluster(ctx, name, api.ClusterInput{SiteFiles: servertest.SiteFiles(t, c), User: c.User}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"rangecopy/api"
 	"rangecopy/apiclient"
 	"rangecopy/internal/servertest"
-	"rangecopy/server"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
 )
@@ -23,12 +23,12 @@ func TestCopyOverREST(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := t.Context()
 	srv := servertest.StartServer(t, env, 2)
-	api, err := apiclient.New(srv.URL, apiclient.Options{Token: srv.Token})
+	client, err := apiclient.New(srv.URL, apiclient.Options{Token: srv.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]*testenv.Cluster{"src": env.Source, "tgt": env.Target} {
-		if _, err := api.CreateCluster(ctx, name, server.ClusterInput{SiteFiles: servertest.SiteFiles(t, c), User: c.User}); err != nil {
+		if _, err := client.CreateCluster(ctx, name, api.ClusterInput{SiteFiles: servertest.SiteFiles(t, c), User: c.User}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,7 +100,7 @@ func TestCopyOverREST(t *testing.T) {
 	copytest.DropTargetLater(t, env, target2)
 	got := runOK("copy", "--source", "src", "--target", "tgt", "--table", table, "--target-table", target2,
 		"--create-table", "--wait", "--json")
-	var end server.JobOut
+	var end api.JobOut
 	if err := json.Unmarshal([]byte(got), &end); err != nil || end.State != "done" || end.TargetTable != target2 || end.Progress.Fraction != 1 {
 		t.Errorf("copy --wait --json: %+v, %v\n%s", end, err, got)
 	}

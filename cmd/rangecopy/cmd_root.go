@@ -42,7 +42,7 @@ with "rangecopy copy --detach" and follow them with "rangecopy job".`,
 		return usageError{err}
 	})
 	root.AddCommand(newCopyCommand(), newVerifyCommand(), newMasterCommand(), newWorkerCommand(), newJobCommand(), newServerCommand(), newTokenCommand(), newRelocationCommand(),
-		newHFileCommand(), newVersionCommand(), newDocsCommand())
+		newHFileCommand(), newVersionCommand(), newDocsCommand(), newOpenAPICommand())
 	return root
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/server"
 )
@@ -49,8 +50,8 @@ func newServerCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "server --zk <host:port,...>",
 		Short: "serve the REST API and the catalog, lead detached jobs, run embedded workers",
-		Long: `Runs rangecopy server: the REST API (` + server.APIPrefix + `, OpenAPI at
-` + server.APIPrefix + `/openapi.yaml), the web dashboard at / (sign in with a token
+		Long: `Runs rangecopy server: the REST API (` + api.APIPrefix + `, OpenAPI at
+` + api.APIPrefix + `/openapi.yaml), the web dashboard at / (sign in with a token
 secret), the catalog of clusters, jobs, tokens and the audit log, a candidate in the master election (the leader plans, retries and finishes
 detached jobs, as rangecopy master does) and, with --workers N, embedded
 workers. More rangecopy worker processes join through ZooKeeper.
@@ -133,7 +134,7 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stderr, "rangecopy server: serving %s%s\n", s.URL(), server.APIPrefix)
+	fmt.Fprintf(stderr, "rangecopy server: serving %s%s\n", s.URL(), api.APIPrefix)
 	return s.Run(ctx)
 }
 

@@ -14,9 +14,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"rangecopy/api"
 	"rangecopy/apiclient"
+	"rangecopy/job"
 	"rangecopy/progress"
-	"rangecopy/server"
 )
 
 // Environment variables of the REST mode.
@@ -118,7 +119,7 @@ func newIdempotencyKey() string {
 }
 
 // sampleOf is a job's progress as the progress printers take it.
-func sampleOf(j server.JobOut) progress.Sample {
+func sampleOf(j api.JobOut) progress.Sample {
 	p := j.Progress
 	s := progress.Sample{At: time.Now(), Elapsed: time.Duration(p.ElapsedMs) * time.Millisecond,
 		TasksTotal: int64(p.Tasks.Total), TasksDone: int64(p.Tasks.Done), TasksFailed: int64(p.Tasks.Failed),
@@ -139,7 +140,7 @@ func sampleOf(j server.JobOut) progress.Sample {
 // followJob follows a job's event stream to its end, with a progress bar on a terminal
 // stderr (log lines of the state changes and, every 10 s, of the progress otherwise), and
 // returns the job as it ended; an error when it did not end done (or within timeout).
-func followJob(ctx context.Context, c *apiclient.Client, id string, timeout time.Duration, stderr io.Writer) (server.JobOut, error) {
+func followJob(ctx context.Context, c *apiclient.Client, id string, timeout time.Duration, stderr io.Writer) (api.JobOut, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -153,7 +154,7 @@ func followJob(ctx context.Context, c *apiclient.Client, id string, timeout time
 		pr = &progress.Log{Logger: slog.New(slog.NewTextHandler(stderr, nil))}
 	}
 	var lastLog time.Time
-	state := ""
+	var state api.JobState
 	shown := false
 	end, err := c.Follow(ctx, id, func(ev apiclient.Event) {
 		switch {
@@ -184,7 +185,7 @@ func followJob(ctx context.Context, c *apiclient.Client, id string, timeout time
 			fmt.Fprintln(stderr)
 		}
 		if ctx.Err() != nil && timeout > 0 {
-			return end, fmt.Errorf("job %s: still %s after %s", id, orUnknown(state), timeout)
+			return end, fmt.Errorf("job %s: still %s after %s", id, orUnknown(string(state)), timeout)
 		}
 		return end, err
 	}
@@ -206,6 +207,16 @@ func orUnknown(s string) string {
 	return s
 }
 
+// jobReport is a job's report as the API shows it in the engine's type, which the text
+// report renders.
+func jobReport(r api.JobReport) job.Report {
+	var rep job.Report
+	if b, err := json.Marshal(r); err == nil {
+		_ = json.Unmarshal(b, &rep) // the same JSON
+	}
+	return rep
+}
+
 // writeJobJSON writes a job as the API shows it, indented.
 func writeJobJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -214,7 +225,7 @@ func writeJobJSON(w io.Writer, v any) error {
 }
 
 // writeJobText writes a job for a person.
-func writeJobText(w io.Writer, j server.JobOut) error {
+func writeJobText(w io.Writer, j api.JobOut) error {
 	fmt.Fprintf(w, "job      %s\nstate    %s\n", j.ID, j.State)
 	if j.Message != "" {
 		fmt.Fprintf(w, "message  %s\n", j.Message)

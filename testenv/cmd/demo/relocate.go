@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"rangecopy/api"
 	"rangecopy/apiclient"
-	"rangecopy/server"
 	"rangecopy/testenv"
 )
 
@@ -65,7 +65,7 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 			line := sc.Text()
 			fmt.Fprintln(logFile, line)
 			if u, ok := strings.CutPrefix(line, "rangecopy server: serving "); ok {
-				urlc <- strings.TrimSuffix(u, server.APIPrefix)
+				urlc <- strings.TrimSuffix(u, api.APIPrefix)
 			}
 		}
 	}()
@@ -79,7 +79,7 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 	if err != nil {
 		return fmt.Errorf("the bootstrap token: %w", err)
 	}
-	api, err := apiclient.New(base, apiclient.Options{Token: strings.TrimSpace(string(token))})
+	client, err := apiclient.New(base, apiclient.Options{Token: strings.TrimSpace(string(token))})
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 			}
 			files[n] = string(b)
 		}
-		if _, err := api.CreateCluster(ctx, name, server.ClusterInput{SiteFiles: files, User: c.User}); err != nil {
+		if _, err := client.CreateCluster(ctx, name, api.ClusterInput{SiteFiles: files, User: c.User}); err != nil {
 			return fmt.Errorf("register %s: %w", name, err)
 		}
 	}
@@ -131,22 +131,22 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 	}()
 	defer func() { stopWriter(); wg.Wait() }()
 
-	var rel server.RelocationOut
-	create := server.RelocationCreate{Source: "dc1", Target: "dc2", Tables: []string{table + "=" + target},
+	var rel api.RelocationOut
+	create := api.RelocationCreate{Source: "dc1", Target: "dc2", Tables: []string{table + "=" + target},
 		Schedule: "*/5 * * * * *", Margin: "10s", MaxLag: "1m"}
-	if err := api.Call(ctx, http.MethodPost, "/relocations", create, &rel); err != nil {
+	if err := client.Call(ctx, http.MethodPost, "/relocations", create, &rel); err != nil {
 		return fmt.Errorf("create the relocation: %w", err)
 	}
 	fmt.Fprintf(stdout, "demo: relocation %s of %s to %s, a catch-up window every 5 s, while a writer writes\n", rel.ID, table, target)
-	phase := ""
+	var phase api.RelocationPhase
 	seen := 0
-	wait := func(until func(server.RelocationOut) bool) error {
+	wait := func(until func(api.RelocationOut) bool) error {
 		for {
-			if err := api.Call(ctx, http.MethodGet, "/relocations/"+rel.ID, nil, &rel); err != nil {
+			if err := client.Call(ctx, http.MethodGet, "/relocations/"+rel.ID, nil, &rel); err != nil {
 				return err
 			}
 			if rel.Phase != phase {
-				fmt.Fprintln(stdout, strings.TrimSpace("demo:   phase "+rel.Phase+" "+rel.Why))
+				fmt.Fprintln(stdout, strings.TrimSpace("demo:   phase "+string(rel.Phase)+" "+rel.Why))
 				phase = rel.Phase
 			}
 			for ; seen < len(rel.Windows); seen++ {
@@ -170,7 +170,7 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 			}
 		}
 	}
-	catchUps := func(r server.RelocationOut) int {
+	catchUps := func(r api.RelocationOut) int {
 		n := 0
 		for _, w := range r.Windows {
 			if w.Kind == "catch-up" && w.FinishedAt != nil && w.LagMs > 0 {
@@ -179,7 +179,7 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 		}
 		return n
 	}
-	if err := wait(func(r server.RelocationOut) bool { return r.Phase == "ready" && catchUps(r) >= 2 }); err != nil {
+	if err := wait(func(r api.RelocationOut) bool { return r.Phase == "ready" && catchUps(r) >= 2 }); err != nil {
 		return err
 	}
 	stopWriter()
@@ -188,14 +188,14 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 		return fmt.Errorf("the writer: %w", werr)
 	}
 	fmt.Fprintf(stdout, "demo: the writer stopped after %d cells; cutting over\n", written)
-	var cut server.CutoverOut
-	if err := api.Call(ctx, http.MethodPost, "/relocations/"+rel.ID+"/cutover", map[string]any{}, &cut); err != nil {
+	var cut api.CutoverOut
+	if err := client.Call(ctx, http.MethodPost, "/relocations/"+rel.ID+"/cutover", map[string]any{}, &cut); err != nil {
 		return fmt.Errorf("cut over: %w", err)
 	}
 	for _, s := range cut.Steps {
 		fmt.Fprintf(stdout, "demo:   %s\n", s)
 	}
-	if err := wait(func(r server.RelocationOut) bool { return r.Phase == "done" }); err != nil {
+	if err := wait(func(r api.RelocationOut) bool { return r.Phase == "done" }); err != nil {
 		return err
 	}
 	if r := rel.Report; r != nil {
@@ -218,7 +218,7 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 }
 
 // outcomeOf says how a window ended.
-func outcomeOf(w server.WindowOut) string {
+func outcomeOf(w api.WindowOut) string {
 	switch {
 	case w.FinishedAt == nil:
 		return "running"
