@@ -464,10 +464,7 @@ func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyK
 	if user == "" {
 		user = a.s.cfg.User
 	}
-	o := master.Options{Source: src, Target: tgt, Spec: spec, Bandwidth: set.Bandwidth, CreateTable: set.CreateTable,
-		KeepSnapshot: set.KeepSnapshot, TaskBytes: set.TaskBytes, Retries: set.Retries, ProtectSource: set.ProtectSource, Pin: set.Pin,
-		ZK: a.s.cfg.ZK, ZKRoot: a.s.cfg.ZKRoot, WorkRoot: a.s.cfg.WorkRoot, User: user, Pool: a.s.pool,
-		Logger: a.s.cfg.Logger.With("job", id)}
+	o := master.Options{Source: src, Target: tgt, Spec: spec, RunOptions: job.RunOptions{Settings: job.Settings{Bandwidth: set.Bandwidth, CreateTable: set.CreateTable, KeepSnapshot: set.KeepSnapshot, TaskBytes: set.TaskBytes, Retries: set.Retries, ProtectSource: set.ProtectSource, Pin: set.Pin}, WorkRoot: a.s.cfg.WorkRoot, User: user}, ZK: a.s.cfg.ZK, ZKRoot: a.s.cfg.ZKRoot, Pool: a.s.pool, Logger: a.s.cfg.Logger.With("job", id)}
 	gotID, existing, err := master.Submit(ctx, o)
 	if err != nil {
 		if errors.Is(err, master.ErrInvalidRequest) {

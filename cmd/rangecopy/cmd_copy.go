@@ -243,8 +243,8 @@ func copyOptions(f copyFlags) (master.Options, error) {
 		return usage("--workers %d: at least 1", f.workers)
 	}
 	o.Workers = f.workers
-	o.Bandwidth, o.TaskBytes, o.Retries, o.ProtectSource = set.Bandwidth, set.TaskBytes, set.Retries, set.ProtectSource
-	o.CreateTable, o.KeepSnapshot, o.DryRun, o.Pin = f.createTable, f.keepSnapshot, f.dryRun, set.Pin
+	o.Settings = set // the job's settings as POST /jobs resolves them
+	o.DryRun = f.dryRun
 	o.Resume = f.resume
 	if err := f.registry.check(); err != nil {
 		return o, err

@@ -274,8 +274,7 @@ func runVerifyCommand(ctx context.Context, f verifyFlags, stdout, stderr io.Writ
 	if f.repair && !rep.Equal() {
 		o.Logger.Warn("verify: the tables differ; repairing the mismatched ranges", "batches_mismatched", rep.BatchesMismatched,
 			"differences", rep.DifferenceCount, "ranges", len(rep.MismatchedRanges))
-		copyOpts := master.Options{Source: o.Source, Target: o.Target, Workers: 4, Bandwidth: o.Bandwidth,
-			ZK: f.registry.servers(), ZKRoot: f.registry.zkRoot, WorkRoot: f.workDir, User: o.User, Logger: o.Logger}
+		copyOpts := master.Options{Source: o.Source, Target: o.Target, Workers: 4, RunOptions: job.RunOptions{Settings: job.Settings{Bandwidth: o.Bandwidth}, WorkRoot: f.workDir, User: o.User}, ZK: f.registry.servers(), ZKRoot: f.registry.zkRoot, Logger: o.Logger}
 		if rep, err = verify.Repair(ctx, o, rep, repairCopier(copyOpts, o)); err != nil {
 			return err
 		}
