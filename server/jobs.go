@@ -91,12 +91,6 @@ func knownJobID(id string) error {
 	return nil
 }
 
-// submission is what the catalog keeps as a job's spec.
-func submissionJSON(s JobSubmission) catalog.JSONText {
-	b, _ := json.Marshal(s)
-	return catalog.JSONText(b)
-}
-
 // stateOf is the catalog's name of a registry state.
 func stateOf(s registry.JobState) catalog.JobState { return catalog.JobState(s.String()) }
 
@@ -319,16 +313,9 @@ func (a *api) registerJobs() {
 		o := op(string(act)+"-job", http.MethodPost, "/jobs/{id}/"+string(act), controlSummary(act), catalog.RoleOperator, "jobs")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *jobIDIn) (*jobOutput, error) {
-			if err := knownJobID(in.ID); err != nil {
-				return nil, err
+			if err := a.s.jobs.Control(ctx, in.ID, act, callerOf(ctx).name); err != nil {
+				return nil, a.jobProblem(err, "job "+in.ID, http.StatusServiceUnavailable)
 			}
-			if _, err := master.Control(ctx, a.s.reg, in.ID, act); err != nil {
-				if errors.Is(err, registry.ErrNotFound) {
-					return nil, huma.Error404NotFound("job " + in.ID + ": no such job in the registry")
-				}
-				return nil, a.problem(err, "job "+in.ID)
-			}
-			a.s.noteEvent(ctx, in.ID, fmt.Sprintf("%s by %s", act.Past(), callerOf(ctx).name))
 			v, err := a.jobView(ctx, in.ID)
 			if err != nil {
 				return nil, err
@@ -423,89 +410,6 @@ func (a *api) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
 // neither the catalog nor the registry knows it.
 func (s *Server) Job(ctx context.Context, id string) (JobOut, error) { return s.api.jobView(ctx, id) }
 
-// Submit checks a job as rangecopy copy does, registers it for the masters and workers and
-// records it in the catalog, on behalf of by (a token's name), as POST /api/v1/jobs does. It
-// returns the job's id and whether this made a new run of it: the same copy under way, or an
-// idempotency key used for it before, returns that job with created false. Its errors are
-// the API's answers (huma.StatusError): a 4xx for what the caller got wrong.
-func (s *Server) Submit(ctx context.Context, sub JobSubmission, by, idempotencyKey string) (string, bool, error) {
-	a := s.api
-	spec, set, err := sub.Resolve()
-	if err != nil {
-		return "", false, requestProblem(err, "")
-	}
-	src, srcUser, err := a.clusterConfig(ctx, sub.Source, "source")
-	if err != nil {
-		return "", false, err
-	}
-	tgt, tgtUser, err := a.clusterConfig(ctx, sub.Target, "target")
-	if err != nil {
-		return "", false, err
-	}
-	spec.Families = slices.Clone(spec.Families)
-	id := master.JobID(src, tgt, spec)
-	var key *string
-	if idempotencyKey != "" {
-		key = &idempotencyKey
-		held, err := a.s.cat.JobByIdempotencyKey(ctx, idempotencyKey)
-		switch {
-		case err == nil && held.ID == id:
-			return id, false, nil
-		case err == nil:
-			return "", false, huma.Error409Conflict(fmt.Sprintf("Idempotency-Key %q was used for job %s, another copy", idempotencyKey, held.ID))
-		case !errors.Is(err, catalog.ErrNotFound):
-			return "", false, a.problem(err, "idempotency key")
-		}
-	}
-	user := tgtUser
-	if user == "" {
-		user = srcUser
-	}
-	if user == "" {
-		user = a.s.cfg.User
-	}
-	o := master.Options{Source: src, Target: tgt, Spec: spec, RunOptions: job.RunOptions{Settings: job.Settings{Bandwidth: set.Bandwidth, CreateTable: set.CreateTable, KeepSnapshot: set.KeepSnapshot, TaskBytes: set.TaskBytes, Retries: set.Retries, ProtectSource: set.ProtectSource, Pin: set.Pin}, WorkRoot: a.s.cfg.WorkRoot, User: user}, ZK: a.s.cfg.ZK, ZKRoot: a.s.cfg.ZKRoot, Pool: a.s.pool, Logger: a.s.cfg.Logger.With("job", id)}
-	gotID, existing, err := master.Submit(ctx, o)
-	if err != nil {
-		if errors.Is(err, master.ErrInvalidRequest) {
-			return "", false, huma.Error400BadRequest(err.Error())
-		}
-		a.s.cfg.Logger.Warn("submit failed", "job", id, "err", err)
-		return "", false, huma.Error502BadGateway("cannot submit the job: " + err.Error())
-	}
-	if gotID != id {
-		return "", false, huma.Error500InternalServerError(fmt.Sprintf("job id %s from the engine, %s expected", gotID, id))
-	}
-	row := catalog.Job{ID: id, Spec: submissionJSON(sub), Table: spec.Table, TargetTable: spec.Target(),
-		SourceCluster: sub.Source, TargetCluster: sub.Target, SubmittedBy: by, IdempotencyKey: key}
-	got, created, err := a.s.cat.CreateJob(ctx, row)
-	if err != nil {
-		return "", false, a.problem(err, "job "+id)
-	}
-	if !created && got.SubmittedBy == adoptedBy {
-		// The leader's reconcile saw the registry's record first and adopted it: give the
-		// row what was submitted (who, the clusters, the key).
-		if got, err = a.s.cat.AttachSubmission(ctx, row, adoptedBy); err != nil {
-			return "", false, a.problem(err, "job "+id)
-		}
-		if !existing {
-			created = true
-		}
-	}
-	switch {
-	case existing:
-		return id, false, nil
-	case !created && got.State.Final():
-		// The same copy ran before and ended: this is a new run of it.
-		if _, err := a.s.cat.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.JobPending,
-			LastError: new(string), FinalReport: new(catalog.JSONText),
-			Message: "submitted again by " + by}); err != nil {
-			return "", false, a.problem(err, "job "+id)
-		}
-	}
-	return id, true, nil
-}
-
 func (a *api) submitted(ctx context.Context, id string, status int) (*submitOutput, error) {
 	v, err := a.jobView(ctx, id)
 	if err != nil {
@@ -520,10 +424,9 @@ func (a *api) patchJob(ctx context.Context, in *patchJobIn) (*jobOutput, error) 
 	if err != nil {
 		return nil, fieldProblem("bandwidth", err.Error(), in.Body.Bandwidth)
 	}
-	if err := a.s.setBandwidth(ctx, in.ID, bps); err != nil {
-		return nil, err
+	if err := a.s.jobs.SetBandwidth(ctx, in.ID, bps, callerOf(ctx).name); err != nil {
+		return nil, a.jobProblem(err, "job "+in.ID, http.StatusServiceUnavailable)
 	}
-	a.s.noteEvent(ctx, in.ID, fmt.Sprintf("bandwidth set to %s by %s", rateText(bps), callerOf(ctx).name))
 	v, err := a.jobView(ctx, in.ID)
 	if err != nil {
 		return nil, err

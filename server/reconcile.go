@@ -10,12 +10,13 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/jobs"
 	"rangecopy/master"
 	"rangecopy/registry"
 )
 
 // adoptedBy is the submitter of a job the catalog learnt of from the registry.
-const adoptedBy = "registry (submitted without the server)"
+const adoptedBy = jobs.AdoptedBy
 
 // regState is what the registry holds of a job, for reconciling.
 type regState struct {

@@ -17,6 +17,7 @@ import (
 	"rangecopy/cluster/dial"
 	"rangecopy/dashboard"
 	"rangecopy/job"
+	"rangecopy/jobs"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/verify"
@@ -29,6 +30,7 @@ type Server struct {
 	cat     *catalog.Catalog
 	reg     *registry.Registry
 	api     *api
+	jobs    *jobs.Service
 	dash    *dashboard.Dashboard
 	metrics *serverMetrics
 	promReg *prometheus.Registry
@@ -64,6 +66,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: registry: %w", err)
 	}
 	s.metrics = newServerMetrics(s.promReg, s)
+	s.jobs = s.newJobs()
 	s.api = newAPI(s)
 	if s.dash, err = newDashboard(s); err != nil {
 		s.Close()
