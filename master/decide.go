@@ -94,14 +94,14 @@ type Decision struct {
 
 // RetryBackoff is how long a failed task waits before its next reset, by
 // the number of earlier resets: 5 s doubling per earlier retry, at most 2
-// minutes. It has no jitter, so Decide stays pure.
+// minutes. It has no jitter, so NextStep stays pure.
 func RetryBackoff() retry.Backoff {
 	return retry.Backoff{Initial: 5 * time.Second, Max: 2 * time.Minute}
 }
 
-// Decide chooses the next step for a job. It is pure: the caller gathers
+// NextStep chooses the next step for a job. It is pure: the caller gathers
 // the View and carries the step out.
-func Decide(v View) Decision {
+func NextStep(v View) Decision {
 	if v.Runner == RunnerLocal {
 		return decideLocal(v)
 	}
@@ -145,7 +145,7 @@ func Decide(v View) Decision {
 	return Decision{Step: StepWait}
 }
 
-// decideLocal is Decide for a rangecopy copy process.
+// decideLocal is NextStep for a rangecopy copy process.
 func decideLocal(v View) Decision {
 	switch v.State {
 	case registry.JobPending, registry.JobPlanning:

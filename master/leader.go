@@ -289,7 +289,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	d := Decide(View{State: j.State, Counts: counts, Failures: failures, RetryLimit: lj.rec.Options.RetryLimit(), Now: time.Now()})
+	d := NextStep(View{State: j.State, Counts: counts, Failures: failures, RetryLimit: lj.rec.Options.RetryLimit(), Now: time.Now()})
 	if !lj.rec.Options.ProtectSource.IsZero() {
 		switch {
 		case j.State == registry.JobRunning && lj.thr == nil && d.Step != StepFinish:

@@ -188,7 +188,7 @@ func (s *Server) applyRelocation(ctx context.Context, id string, ev relocation.E
 		if err != nil {
 			return err
 		}
-		next, out, err := relocation.Decide(cfg, st, ev)
+		next, out, err := relocation.Transition(cfg, st, ev)
 		if err != nil {
 			return err
 		}

@@ -278,7 +278,7 @@ func (a *api) createRelocation(ctx context.Context, in RelocationCreate, by stri
 	if err != nil {
 		return r, huma.Error500InternalServerError(err.Error())
 	}
-	st, acts, err := relocation.Decide(cfg, relocation.State{}, relocation.Start{Now: time.Now().UTC()})
+	st, acts, err := relocation.Transition(cfg, relocation.State{}, relocation.Start{Now: time.Now().UTC()})
 	if err != nil {
 		return r, huma.Error500InternalServerError(err.Error())
 	}
