@@ -10,7 +10,7 @@ import (
 )
 
 // Step is what the process serving a job does next: the leading master, or
-// the one-process copy (local.Copy) whose policy differs where the steps
+// the one-process copy (inproc.Copy) whose policy differs where the steps
 // say so.
 type Step uint8
 
@@ -51,10 +51,10 @@ const (
 	// tasks are reset after a backoff up to the retry limit, then the job
 	// is paused.
 	RunnerLeader Runner = iota
-	// RunnerLocal is a rangecopy copy process with its own workers: tasks
+	// RunnerInProc is a rangecopy copy process with its own workers: tasks
 	// that failed in an earlier run are reset once as it starts; a task
 	// that fails during the run ends the run once every task has a result.
-	RunnerLocal
+	RunnerInProc
 )
 
 // Failure is a failed task as the master sees it.
@@ -102,7 +102,7 @@ func RetryBackoff() retry.Backoff {
 // NextStep chooses the next step for a job. It is pure: the caller gathers
 // the View and carries the step out.
 func NextStep(v View) Decision {
-	if v.Runner == RunnerLocal {
+	if v.Runner == RunnerInProc {
 		return decideLocal(v)
 	}
 	switch v.State {

@@ -70,7 +70,7 @@ func TestRetryBackoff(t *testing.T) {
 // leader's.
 func TestNextStepLocal(t *testing.T) {
 	local := func(starting bool, st registry.JobState, c registry.Counts, f ...Failure) View {
-		return View{Runner: RunnerLocal, Starting: starting, State: st, Counts: c, Failures: f}
+		return View{Runner: RunnerInProc, Starting: starting, State: st, Counts: c, Failures: f}
 	}
 	for _, tc := range []struct {
 		name string

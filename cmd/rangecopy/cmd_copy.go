@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rangecopy/inproc"
 	"rangecopy/job"
-	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
@@ -356,11 +356,11 @@ func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, j
 		return err
 	}
 	opts.Out = stdout
-	lo := local.Options{Options: opts, Memory: mem}
+	lo := inproc.Options{Options: opts, Memory: mem}
 	if !opts.DryRun {
 		lo.Progress, lo.ProgressInterval = progressPrinter(stderr, opts.Logger, "copy")
 	}
-	rep, err := local.Copy(ctx, lo)
+	rep, err := inproc.Copy(ctx, lo)
 	if opts.DryRun {
 		return err
 	}

@@ -18,8 +18,8 @@ import (
 	"rangecopy/cluster/dial"
 	"rangecopy/fsys"
 	"rangecopy/hashtable"
+	"rangecopy/inproc"
 	"rangecopy/job"
-	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
@@ -339,12 +339,12 @@ func hashTableDir(ctx context.Context, dir string, o verify.Options) (fsys.FS, s
 }
 
 // repairCopier copies one row range of o's selection with a one-process
-// copy (local.Copy) configured by base.
+// copy (inproc.Copy) configured by base.
 func repairCopier(base master.Options, o verify.Options) verify.CopyFunc {
 	return func(ctx context.Context, rng job.KeyRange) error {
 		co := base
 		co.Spec = job.Spec{Table: o.Table, TargetTable: o.TargetTable, Rows: rng, Time: o.Time, Families: o.Families}
-		rep, err := local.Copy(ctx, local.Options{Options: co})
+		rep, err := inproc.Copy(ctx, inproc.Options{Options: co})
 		if err != nil {
 			return fmt.Errorf("copy rows %s (job %s): %w", rng, rep.Job, err)
 		}

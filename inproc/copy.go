@@ -1,10 +1,10 @@
-// Package local runs a copy job in one process (rangecopy copy): it prepares
+// Package inproc runs a copy job in one process (rangecopy copy): it prepares
 // the job with master's Planner (validate, connect, register, pin, plan),
 // runs workers of its own (worker.Serve) on the job's tasks, shows progress,
 // and finishes the job, stepping through master.NextStep as the leading master
 // does. Tasks, claims and checkpoints still go through the registry in
 // ZooKeeper, so the job can be resumed by running the same copy again.
-package local
+package inproc
 
 import (
 	"context"
@@ -116,7 +116,7 @@ func (c *copyRun) run(ctx context.Context) (job.Report, error) {
 
 // view is what NextStep needs of the job: its counts and failed tasks.
 func (c *copyRun) view(ctx context.Context, j registry.Job, starting bool) (master.View, error) {
-	v := master.View{Runner: master.RunnerLocal, Starting: starting, State: j.State, Now: time.Now()}
+	v := master.View{Runner: master.RunnerInProc, Starting: starting, State: j.State, Now: time.Now()}
 	if j.State != registry.JobRunning {
 		return v, nil
 	}
