@@ -300,7 +300,7 @@ func (e *Env) serverIncremental(ctx context.Context, t *Table, target string) (c
 	if err != nil {
 		return c, fmt.Errorf("server job: %w", err)
 	}
-	if rep.Status != "" && rep.Status != "done" {
+	if rep.Status != 0 && rep.Status != job.ReportDone {
 		return c, fmt.Errorf("server job %s: report says %s: %s", j.ID, rep.Status, rep.Error)
 	}
 	return c, nil

@@ -186,7 +186,7 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 		if l == nil {
 			p.Tasks = TaskCounts{Total: int(r.Tasks), Done: int(r.TasksDone), Failed: int(r.TasksFailed)}
 		}
-		if r.Error != "" && out.LastError == "" && r.Status != "done" {
+		if r.Error != "" && out.LastError == "" && r.Status != job.ReportDone {
 			out.LastError = r.Error
 		}
 	}
