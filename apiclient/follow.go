@@ -17,7 +17,10 @@ const maxReconnects = 10
 
 // Final reports whether a job state is one a job does not leave: done, failed, cancelled
 // or lost.
-func Final(state string) bool { return catalog.JobState(state).Final() }
+func Final(state string) bool {
+	s, err := catalog.ParseJobState(state)
+	return err == nil && s.Final()
+}
 
 // Follow follows a job's events until it ends, handing each to fn (nil: none), and returns
 // the job as it ended. A stream that breaks before the end is opened again (each time the

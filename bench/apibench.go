@@ -228,7 +228,7 @@ func (e *Env) seedCatalog(ctx context.Context, path string, t *Table, n int) ([]
 			BytesLoaded: 130 << 20, FilesLoaded: 4, Cells: 200_000, BytesPerSecond: float64(128<<20) / 40, FilesPruned: i % 5}
 		rb, _ := json.Marshal(rep)
 		fr := catalog.JSONText(rb)
-		if _, err := cat.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.JobDone, FinalReport: &fr, Message: "done"}); err != nil {
+		if _, err := cat.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.StateOf(job.StateDone), FinalReport: &fr, Message: "done"}); err != nil {
 			return nil, fmt.Errorf("seed catalog: job %d: %w", i, err)
 		}
 		ids = append(ids, id)

@@ -44,10 +44,7 @@ func (o Outcome) Why() string {
 
 // StateText is the state's name, "lost" when Lost.
 func (o Outcome) StateText() string {
-	if o.Lost {
-		return string(catalog.JobLost)
-	}
-	return o.State.String()
+	return catalog.JobState{State: o.State, Lost: o.Lost}.String()
 }
 
 // Outcome reads a job's outcome. A job neither the catalog nor the registry knows is a
@@ -62,11 +59,9 @@ func (s *Service) Outcome(ctx context.Context, id string) (Outcome, error) {
 	switch {
 	case err == nil:
 		out.Table, out.LastError = row.Table, row.LastError
-		if row.State == catalog.JobLost {
-			out.Lost = true
+		out.State, out.Lost = row.State.State, row.State.Lost
+		if out.Lost {
 			out.Message = "the registry holds no record of this job any more"
-		} else if out.State, err = job.ParseState(string(row.State)); err != nil {
-			return Outcome{}, fmt.Errorf("job %s: catalog: %w", id, err)
 		}
 		if row.FinalReport != "" {
 			var rep job.Report

@@ -194,7 +194,7 @@ func (s *Service) Submit(ctx context.Context, req Request) (Submitted, error) {
 		return Submitted{ID: id}, nil
 	case !created && got.State.Final():
 		// The same copy ran before and ended: this is a new run of it.
-		if _, err := s.cfg.Catalog.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.JobPending,
+		if _, err := s.cfg.Catalog.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.StateOf(job.StatePending),
 			LastError: new(string), FinalReport: new(catalog.JSONText),
 			Message: "submitted again by " + req.By}); err != nil {
 			return Submitted{}, catalogError(err, id)

@@ -69,7 +69,7 @@ func (d dashSource) Authenticate(ctx context.Context, secret string) (dashboard.
 func (d dashSource) Jobs(ctx context.Context, f dashboard.JobFilter) (dashboard.JobPage, error) {
 	cf := catalog.JobFilter{Cursor: f.Cursor, Limit: f.Limit}
 	for _, s := range f.States {
-		cf.States = append(cf.States, catalog.JobState(s))
+		cf.States = append(cf.States, stateNamed(s))
 	}
 	jobs, next, err := d.a.listJobs(ctx, cf)
 	if err != nil {
@@ -93,7 +93,7 @@ func (d dashSource) Job(ctx context.Context, id string) (dashboard.Job, error) {
 // dashJob is a job in the dashboard's terms.
 func dashJob(v JobOut) dashboard.Job {
 	p := v.Progress
-	j := dashboard.Job{ID: v.ID, State: v.State, Message: v.Message, Final: catalog.JobState(v.State).Final(),
+	j := dashboard.Job{ID: v.ID, State: v.State, Message: v.Message, Final: stateNamed(v.State).Final(),
 		Source: v.Source, Target: v.Target, Table: v.Table, TargetTable: v.TargetTable, SubmittedBy: v.SubmittedBy,
 		SubmittedAt: v.SubmittedAt, UpdatedAt: v.UpdatedAt, BytesDone: p.BytesDone, BytesTotal: p.BytesTotal,
 		Fraction: p.Fraction, BytesPerSecond: p.BytesPerSecond, Elapsed: time.Duration(p.ElapsedMs) * time.Millisecond,

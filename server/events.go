@@ -65,7 +65,7 @@ func (a *api) follow(ctx context.Context, id string, send sse.Sender) {
 				return
 			}
 		} else {
-			final := catalog.JobState(v.State).Final()
+			final := stateNamed(v.State).Final()
 			if v.State != lastState {
 				if send(sse.Message{Data: &StateEvent{ID: id, State: v.State, Message: v.Message, Final: final}}) != nil {
 					return

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"rangecopy/catalog"
 	"rangecopy/cluster"
 	"rangecopy/job"
 	"rangecopy/master"
@@ -63,5 +62,5 @@ func TestSubmitAfterAdoption(t *testing.T) {
 	if a := r.do(r.oper, http.MethodPost, APIPrefix+"/jobs/"+id+"/cancel", nil); a.status != http.StatusOK {
 		t.Fatalf("cancel: %d %s", a.status, a.body)
 	}
-	r.waitJob(id, 2*time.Minute, "cancelled", func(v JobOut) bool { return v.State == string(catalog.JobCancelled) })
+	r.waitJob(id, 2*time.Minute, "cancelled", func(v JobOut) bool { return v.State == job.StateCancelled.String() })
 }

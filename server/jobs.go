@@ -92,7 +92,7 @@ func knownJobID(id string) error {
 }
 
 // stateOf is the catalog's name of a registry state.
-func stateOf(s registry.JobState) catalog.JobState { return catalog.JobState(s.String()) }
+func stateOf(s registry.JobState) catalog.JobState { return catalog.StateOf(s) }
 
 // live is what the registry says of a job now.
 type live struct {
@@ -136,7 +136,7 @@ func (a *api) readLive(ctx context.Context, id string) (*live, error) {
 func view(row *catalog.Job, l *live, now time.Time) JobOut {
 	var out JobOut
 	if row != nil {
-		out = JobOut{ID: row.ID, State: string(row.State), Source: row.SourceCluster, Target: row.TargetCluster,
+		out = JobOut{ID: row.ID, State: row.State.String(), Source: row.SourceCluster, Target: row.TargetCluster,
 			Table: row.Table, TargetTable: row.TargetTable, SubmittedBy: row.SubmittedBy,
 			SubmittedAt: row.SubmittedAt, UpdatedAt: row.UpdatedAt, LastError: row.LastError}
 		var sub JobSubmission
@@ -152,7 +152,7 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 	}
 	if l != nil {
 		out.ID = l.job.ID
-		out.State = string(stateOf(l.job.State))
+		out.State = stateOf(l.job.State).String()
 		out.Message = l.job.Message
 		if l.rec != nil {
 			if out.Table == "" {
@@ -168,13 +168,13 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 		if l.report != nil {
 			out.Report = l.report
 		}
-		if out.State == string(catalog.JobFailed) || out.State == string(catalog.JobPaused) {
+		if out.State == job.StateFailed.String() || out.State == job.StatePaused.String() {
 			if out.LastError == "" {
 				out.LastError = l.job.Message
 			}
 		}
 	}
-	if out.State == string(catalog.JobLost) && out.Message == "" {
+	if out.State == catalog.JobLost().String() && out.Message == "" {
 		out.Message = "the registry holds no record of this job any more"
 	}
 	if r := out.Report; r != nil {
@@ -194,10 +194,10 @@ func view(row *catalog.Job, l *live, now time.Time) JobOut {
 	if p.BytesTotal > 0 {
 		p.Fraction = min(1, float64(p.BytesDone)/float64(p.BytesTotal))
 	}
-	if out.State == string(catalog.JobDone) {
+	if out.State == job.StateDone.String() {
 		p.Fraction = 1
 	}
-	if p.BytesPerSecond > 0 && p.BytesTotal > p.BytesDone && !catalog.JobState(out.State).Final() {
+	if p.BytesPerSecond > 0 && p.BytesTotal > p.BytesDone && !stateNamed(out.State).Final() {
 		eta := float64(p.BytesTotal-p.BytesDone) / p.BytesPerSecond
 		p.EtaSeconds = &eta
 	}
@@ -274,7 +274,7 @@ func (a *api) registerJobs() {
 	huma.Register(a.h, list, func(ctx context.Context, in *listJobsIn) (*listJobsOutput, error) {
 		f := catalog.JobFilter{Table: in.Table, Cluster: in.Cluster, Cursor: in.Cursor, Limit: in.Limit}
 		for _, s := range in.State {
-			f.States = append(f.States, catalog.JobState(s))
+			f.States = append(f.States, stateNamed(s))
 		}
 		jobs, next, err := a.listJobs(ctx, f)
 		if err != nil {
@@ -369,7 +369,7 @@ func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, stri
 			}
 		}
 		v := view(row, l, now)
-		if len(want) > 0 && !slices.Contains(want, catalog.JobState(v.State)) {
+		if len(want) > 0 && !slices.Contains(want, stateNamed(v.State)) {
 			continue
 		}
 		jobs = append(jobs, v)
@@ -379,7 +379,7 @@ func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, stri
 
 // openJobStates are the catalog's states of a job that has not ended.
 func openJobStates() []catalog.JobState {
-	return []catalog.JobState{catalog.JobPending, catalog.JobPlanning, catalog.JobRunning, catalog.JobPaused, catalog.JobCancelling}
+	return []catalog.JobState{catalog.StateOf(job.StatePending), catalog.StateOf(job.StatePlanning), catalog.StateOf(job.StateRunning), catalog.StateOf(job.StatePaused), catalog.StateOf(job.StateCancelling)}
 }
 
 // controlSummary is the summary of an action's operation.

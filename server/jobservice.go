@@ -9,6 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"rangecopy/catalog"
 	"rangecopy/cluster"
 	"rangecopy/jobs"
 )
@@ -96,4 +97,11 @@ func (s *Server) setBandwidth(ctx context.Context, id string, bps float64) error
 		return s.api.jobProblem(err, "job "+id, http.StatusServiceUnavailable)
 	}
 	return nil
+}
+
+// stateNamed is the catalog's state of a name the API shows ("running", "lost"); the zero
+// state, which is not valid, for a name it does not know.
+func stateNamed(name string) catalog.JobState {
+	s, _ := catalog.ParseJobState(name)
+	return s
 }
