@@ -4,20 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"rangecopy/catalog"
-	"rangecopy/jobs"
 	"rangecopy/registry"
 )
-
-// noteEvent adds an entry to a job's history in the catalog (a job the catalog does not
-// know yet gets it at its next reconcile instead).
-func (s *Server) noteEvent(ctx context.Context, id, msg string) {
-	_, err := s.cat.UpdateJob(ctx, id, catalog.JobUpdate{Message: msg})
-	if err != nil && !errors.Is(err, catalog.ErrNotFound) {
-		s.metrics.catalogErrors.Inc()
-		s.cfg.Logger.Warn("catalog: cannot record an event", "job", id, "event", msg, "err", err)
-	}
-}
 
 // heldTasks counts the tasks each worker holds, over every running job.
 func (s *Server) heldTasks(ctx context.Context) (map[string]int, error) {
@@ -47,6 +35,3 @@ func (s *Server) heldTasks(ctx context.Context) (map[string]int, error) {
 	}
 	return out, nil
 }
-
-// rateText writes a bandwidth for people; 0 is no cap.
-func rateText(bps float64) string { return jobs.RateText(bps) }
