@@ -103,7 +103,7 @@ func RetryBackoff() retry.Backoff {
 // the View and carries the step out.
 func NextStep(v View) Decision {
 	if v.Runner == RunnerInProc {
-		return decideLocal(v)
+		return nextStepInProc(v)
 	}
 	switch v.State {
 	case registry.JobPending, registry.JobPlanning:
@@ -145,8 +145,8 @@ func NextStep(v View) Decision {
 	return Decision{Step: StepWait}
 }
 
-// decideLocal is NextStep for a rangecopy copy process.
-func decideLocal(v View) Decision {
+// nextStepInProc is NextStep for a rangecopy copy process.
+func nextStepInProc(v View) Decision {
 	switch v.State {
 	case registry.JobPending, registry.JobPlanning:
 		return Decision{Step: StepPlan}
