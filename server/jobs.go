@@ -379,7 +379,13 @@ func (a *api) listJobs(ctx context.Context, f catalog.JobFilter) ([]JobOut, stri
 
 // openJobStates are the catalog's states of a job that has not ended.
 func openJobStates() []catalog.JobState {
-	return []catalog.JobState{catalog.StateOf(job.StatePending), catalog.StateOf(job.StatePlanning), catalog.StateOf(job.StateRunning), catalog.StateOf(job.StatePaused), catalog.StateOf(job.StateCancelling)}
+	var open []catalog.JobState
+	for _, s := range catalog.JobStates() {
+		if !s.Final() {
+			open = append(open, s)
+		}
+	}
+	return open
 }
 
 // controlSummary is the summary of an action's operation.
