@@ -155,9 +155,9 @@ func (s *Service) Submit(ctx context.Context, req Request) (Submitted, error) {
 		}
 	}
 	user := cmpOr(tgtUser, srcUser, s.cfg.User)
-	o := master.Options{Source: src, Target: tgt, Spec: spec,
-		RunOptions: job.RunOptions{Settings: req.Settings, WorkRoot: s.cfg.WorkRoot, User: user},
-		ZK:         s.cfg.ZK, ZKRoot: s.cfg.ZKRoot, Pool: s.cfg.Pool, Logger: s.cfg.Logger.With("job", id)}
+	o := master.Options{Source: src, Target: tgt, Spec: spec, ZK: s.cfg.ZK, ZKRoot: s.cfg.ZKRoot, Pool: s.cfg.Pool,
+		Logger: s.cfg.Logger.With("job", id)}
+	o.RunOptions = job.RunOptions{Settings: req.Settings, WorkRoot: s.cfg.WorkRoot, User: user}
 	gotID, existing, err := master.Submit(ctx, o)
 	if err != nil {
 		if errors.Is(err, master.ErrInvalidRequest) {
