@@ -13,6 +13,7 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/jobs"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/units"
@@ -401,15 +402,20 @@ func controlSummary(act master.Action) string {
 
 // submit answers POST /jobs.
 func (a *api) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
-	id, created, err := a.s.Submit(ctx, in.Body, callerOf(ctx).name, in.IdempotencyKey)
+	req, err := jobs.NewRequest(in.Body.Source, in.Body.Target, in.Body.Request)
 	if err != nil {
-		return nil, err
+		return nil, a.jobProblem(err, "job submission", http.StatusBadGateway)
+	}
+	req.By, req.IdempotencyKey = callerOf(ctx).name, in.IdempotencyKey
+	got, err := a.s.jobs.Submit(ctx, req)
+	if err != nil {
+		return nil, a.jobProblem(err, "job submission", http.StatusBadGateway)
 	}
 	status := http.StatusOK
-	if created {
+	if got.Created {
 		status = http.StatusCreated
 	}
-	return a.submitted(ctx, id, status)
+	return a.submitted(ctx, got.ID, status)
 }
 
 // Job returns a job as GET /api/v1/jobs/{id} shows it; a 404 (huma.StatusError) when
