@@ -223,12 +223,12 @@ func (e *Env) seedCatalog(ctx context.Context, path string, t *Table, n int) ([]
 		}
 		started := now.Add(-time.Duration(n-i) * time.Minute)
 		rep := job.Report{Version: 1, Job: id, Table: spec.Table, TargetTable: spec.Target(),
-			StartRow: req.StartRow, StopRow: req.StopRow, Status: "done", UpdatedAt: started.Add(40 * time.Second),
+			StartRow: req.StartRow, StopRow: req.StopRow, Status: job.ReportDone, UpdatedAt: started.Add(40 * time.Second),
 			ElapsedMs: 40_000, Tasks: 2, TasksDone: 2, InputBytes: 128 << 20, BytesRead: 128 << 20,
 			BytesLoaded: 130 << 20, FilesLoaded: 4, Cells: 200_000, BytesPerSecond: float64(128<<20) / 40, FilesPruned: i % 5}
 		rb, _ := json.Marshal(rep)
 		fr := catalog.JSONText(rb)
-		if _, err := cat.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.JobDone, FinalReport: &fr, Message: "done"}); err != nil {
+		if _, err := cat.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.StateOf(job.StateDone), FinalReport: &fr, Message: "done"}); err != nil {
 			return nil, fmt.Errorf("seed catalog: job %d: %w", i, err)
 		}
 		ids = append(ids, id)

@@ -333,7 +333,7 @@ func (e *Env) rangecopy(ctx context.Context, t *Table, target string, m Method, 
 	if err != nil {
 		return c, fmt.Errorf("rangecopy: %w", err)
 	}
-	if rep.Status != "done" {
+	if rep.Status != job.ReportDone {
 		return c, fmt.Errorf("rangecopy: job %s ended %s: %s", rep.Job, rep.Status, rep.Error)
 	}
 	return c, nil

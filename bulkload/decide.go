@@ -51,9 +51,9 @@ type errStaleRegion struct{ msg string }
 
 func (e *errStaleRegion) Error() string { return "stale region view: " + e.msg }
 
-// Decide classifies the error of one load attempt. It is pure: no I/O, no
+// ClassifyLoadError decides what follows a failed load attempt by its error. It is pure: no I/O, no
 // state.
-func Decide(err error) Action {
+func ClassifyLoadError(err error) Action {
 	if err == nil {
 		return ActionGiveUp
 	}

@@ -15,7 +15,7 @@ import (
 	"rangecopy/hfile"
 )
 
-func TestDecide(t *testing.T) {
+func TestClassifyLoadError(t *testing.T) {
 	region := &hbase.Region{Name: []byte("t,,1.abc.")}
 	loadedFalse := &hbase.BulkLoadError{Region: region, Reason: "region server answered loaded=false"}
 	callFailed := func(err error) error {
@@ -56,8 +56,8 @@ func TestDecide(t *testing.T) {
 		{"plain error", errors.New("boom"), ActionGiveUp},
 	}
 	for _, tt := range tests {
-		if got := Decide(tt.err); got != tt.want {
-			t.Errorf("%s: Decide(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
+		if got := ClassifyLoadError(tt.err); got != tt.want {
+			t.Errorf("%s: ClassifyLoadError(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
 		}
 	}
 	for a, want := range map[Action]string{ActionGiveUp: "give up", ActionRetry: "retry", ActionRelocate: "relocate", ActionDiagnose: "diagnose", 9: "Action(9)"} {
@@ -111,16 +111,16 @@ func TestRegionsFor(t *testing.T) {
 	// A hole (a region missing from the view) and a region in transition
 	// are stale views: ActionRelocate.
 	holed := []*hbase.Region{regions[0], regions[2], regions[3]}
-	if _, err := regionsFor(holed, []byte("a"), []byte("e")); Decide(err) != ActionRelocate {
+	if _, err := regionsFor(holed, []byte("a"), []byte("e")); ClassifyLoadError(err) != ActionRelocate {
 		t.Errorf("hole: err = %v", err)
 	}
-	if _, err := regionsFor(holed[1:], []byte("a"), []byte("a")); Decide(err) != ActionRelocate {
+	if _, err := regionsFor(holed[1:], []byte("a"), []byte("a")); ClassifyLoadError(err) != ActionRelocate {
 		t.Errorf("no region: err = %v", err)
 	}
-	if _, err := regionsFor(testRegions(false, "b"), []byte("c"), []byte("c")); Decide(err) != ActionRelocate || !strings.Contains(err.Error(), "not open") {
+	if _, err := regionsFor(testRegions(false, "b"), []byte("c"), []byte("c")); ClassifyLoadError(err) != ActionRelocate || !strings.Contains(err.Error(), "not open") {
 		t.Errorf("in transition: err = %v", err)
 	}
-	if _, err := regionsFor(nil, []byte("c"), []byte("c")); Decide(err) != ActionRelocate {
+	if _, err := regionsFor(nil, []byte("c"), []byte("c")); ClassifyLoadError(err) != ActionRelocate {
 		t.Errorf("no regions: err = %v", err)
 	}
 }

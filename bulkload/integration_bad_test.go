@@ -116,8 +116,8 @@ func TestIntegrationBadInput(t *testing.T) {
 			t.Errorf("%s: err = %v, want a *LoadError", c.name, err)
 			continue
 		}
-		if bulkload.Decide(err) != bulkload.ActionGiveUp {
-			t.Errorf("%s: Decide = %v, want GiveUp", c.name, bulkload.Decide(err))
+		if bulkload.ClassifyLoadError(err) != bulkload.ActionGiveUp {
+			t.Errorf("%s: ClassifyLoadError = %v, want GiveUp", c.name, bulkload.ClassifyLoadError(err))
 		}
 		for _, want := range append(c.contains, c.file.Path) {
 			if !strings.Contains(err.Error(), want) {

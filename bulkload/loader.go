@@ -307,7 +307,7 @@ func (l *Loader) loadInspected(ctx context.Context, f File, size int64) error {
 		if errors.Is(err, ErrFenced) {
 			return &LoadError{File: cur.file, Region: regionName, Reason: "no longer allowed to load", Err: err}
 		}
-		act := Decide(err)
+		act := ClassifyLoadError(err)
 		failures++
 		if failingSince.IsZero() {
 			failingSince = time.Now()
@@ -338,7 +338,7 @@ func (l *Loader) loadInspected(ctx context.Context, f File, size int64) error {
 			return &LoadError{File: cur.file, Region: regionName, Reason: "cancelled while waiting to retry", Err: err}
 		}
 		if act != ActionRetry {
-			if err := l.refresh(ctx); err != nil && Decide(err) == ActionGiveUp {
+			if err := l.refresh(ctx); err != nil && ClassifyLoadError(err) == ActionGiveUp {
 				return &LoadError{File: cur.file, Region: regionName, Reason: "cannot look up regions", Err: err}
 			}
 		}
@@ -571,7 +571,7 @@ func (l *Loader) Close(ctx context.Context) error {
 func (l *Loader) diagnose(ctx context.Context, f File) (string, error) {
 	d, err := l.cfg.Client.TableDescriptor(ctx, l.cfg.Table)
 	if err != nil {
-		if Decide(err) == ActionGiveUp {
+		if ClassifyLoadError(err) == ActionGiveUp {
 			return "table gone", err
 		}
 		return "", nil

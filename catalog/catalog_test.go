@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rangecopy/job"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -88,7 +90,7 @@ func TestClusters(t *testing.T) {
 		if !errors.Is(err, ErrInUse) || !errors.As(err, &iu) || !slices.Equal(iu.Jobs, []string{"copy-a"}) {
 			t.Fatalf("DeleteCluster(dc1) with a running job = %v, want in use by copy-a", err)
 		}
-		if _, err := c.UpdateJob(ctx, "copy-a", JobUpdate{State: JobDone}); err != nil {
+		if _, err := c.UpdateJob(ctx, "copy-a", JobUpdate{State: StateOf(job.StateDone)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.DeleteCluster(ctx, "dc1"); err != nil {
@@ -120,7 +122,7 @@ func TestJobCreateIdempotent(t *testing.T) {
 		if err != nil || !created {
 			t.Fatalf("CreateJob = %v, %v", created, err)
 		}
-		if first.State != JobPending || first.Spec != `{"table":"t1","id":"copy-ns.t1-0123456789abcdef"}` || !first.SubmittedAt.Equal(clk.Now().Truncate(time.Microsecond)) {
+		if first.State != StateOf(job.StatePending) || first.Spec != `{"table":"t1","id":"copy-ns.t1-0123456789abcdef"}` || !first.SubmittedAt.Equal(clk.Now().Truncate(time.Microsecond)) {
 			t.Errorf("created %+v", first)
 		}
 		got, err := c.GetJob(ctx, j.ID)
@@ -165,16 +167,16 @@ func TestJobCreateIdempotent(t *testing.T) {
 		if _, _, err := c.CreateJob(ctx, bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("a spec that is not JSON: %v", err)
 		}
-		bad.Spec, bad.State = "{}", "finished"
+		bad.Spec, bad.State = "{}", JobState{State: 99}
 		if _, _, err := c.CreateJob(ctx, bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("an unknown state: %v", err)
 		}
-		bad.State, bad.ID = "", strings.Repeat("x", 192)
+		bad.State, bad.ID = JobState{}, strings.Repeat("x", 192)
 		if _, _, err := c.CreateJob(ctx, bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("a long id: %v", err)
 		}
 		evs, err := c.JobEvents(ctx, j.ID, 0, 0)
-		if err != nil || len(evs) != 1 || evs[0].State != JobPending || evs[0].Message != "submitted by ops" {
+		if err != nil || len(evs) != 1 || evs[0].State != StateOf(job.StatePending) || evs[0].Message != "submitted by ops" {
 			t.Fatalf("events of a new job = %+v, %v", evs, err)
 		}
 	})
@@ -189,21 +191,21 @@ func TestJobUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		clk.Add(time.Second)
-		if _, err := c.UpdateJob(ctx, j.ID, JobUpdate{State: JobRunning, Message: "planned 12 tasks"}); err != nil {
+		if _, err := c.UpdateJob(ctx, j.ID, JobUpdate{State: StateOf(job.StateRunning), Message: "planned 12 tasks"}); err != nil {
 			t.Fatal(err)
 		}
 		clk.Add(time.Second)
 		got, err := c.UpdateJob(ctx, j.ID, JobUpdate{LastError: ptr("region moved"), Message: "task retried"})
-		if err != nil || got.State != JobRunning || got.LastError != "region moved" {
+		if err != nil || got.State != StateOf(job.StateRunning) || got.LastError != "region moved" {
 			t.Fatalf("UpdateJob(error) = %+v, %v", got, err)
 		}
 		clk.Add(time.Second)
-		got, err = c.UpdateJob(ctx, j.ID, JobUpdate{State: JobDone, FinalReport: ptr(JSONText(`{"bytes": 1024, "files": 3}`)), Message: "done"})
-		if err != nil || got.State != JobDone || got.FinalReport != `{"bytes":1024,"files":3}` || !got.UpdatedAt.Equal(clk.Now().Truncate(time.Microsecond)) {
+		got, err = c.UpdateJob(ctx, j.ID, JobUpdate{State: StateOf(job.StateDone), FinalReport: ptr(JSONText(`{"bytes": 1024, "files": 3}`)), Message: "done"})
+		if err != nil || got.State != StateOf(job.StateDone) || got.FinalReport != `{"bytes":1024,"files":3}` || !got.UpdatedAt.Equal(clk.Now().Truncate(time.Microsecond)) {
 			t.Fatalf("UpdateJob(done) = %+v, %v", got, err)
 		}
 		back, _ := c.GetJob(ctx, j.ID)
-		if back.State != JobDone || back.LastError != "region moved" || back.FinalReport != got.FinalReport || !back.UpdatedAt.Equal(got.UpdatedAt) || !back.SubmittedAt.Equal(j.SubmittedAt) {
+		if back.State != StateOf(job.StateDone) || back.LastError != "region moved" || back.FinalReport != got.FinalReport || !back.UpdatedAt.Equal(got.UpdatedAt) || !back.SubmittedAt.Equal(j.SubmittedAt) {
 			t.Errorf("GetJob after updates = %+v", back)
 		}
 		evs, err := c.JobEvents(ctx, j.ID, 0, 0)
@@ -215,17 +217,17 @@ func TestJobUpdate(t *testing.T) {
 		for _, e := range evs {
 			states, msgs = append(states, e.State), append(msgs, e.Message)
 		}
-		if !slices.Equal(states, []JobState{JobPending, JobRunning, JobRunning, JobDone}) || msgs[3] != "done" || !evs[3].Time.Equal(got.UpdatedAt) {
+		if !slices.Equal(states, []JobState{StateOf(job.StatePending), StateOf(job.StateRunning), StateOf(job.StateRunning), StateOf(job.StateDone)}) || msgs[3] != "done" || !evs[3].Time.Equal(got.UpdatedAt) {
 			t.Errorf("events = %+v", evs)
 		}
 		rest, _ := c.JobEvents(ctx, j.ID, evs[1].ID, 0)
 		if len(rest) != 2 || rest[0].ID != evs[2].ID {
 			t.Errorf("events after the second = %+v", rest)
 		}
-		if _, err := c.UpdateJob(ctx, "nope", JobUpdate{State: JobDone}); !errors.Is(err, ErrNotFound) {
+		if _, err := c.UpdateJob(ctx, "nope", JobUpdate{State: StateOf(job.StateDone)}); !errors.Is(err, ErrNotFound) {
 			t.Errorf("UpdateJob(nope) = %v", err)
 		}
-		if _, err := c.UpdateJob(ctx, j.ID, JobUpdate{State: "finished"}); !errors.Is(err, ErrInvalid) {
+		if _, err := c.UpdateJob(ctx, j.ID, JobUpdate{State: JobState{State: 99}}); !errors.Is(err, ErrInvalid) {
 			t.Errorf("UpdateJob to an unknown state = %v", err)
 		}
 		if _, err := c.UpdateJob(ctx, j.ID, JobUpdate{FinalReport: ptr(JSONText("{"))}); !errors.Is(err, ErrInvalid) {
@@ -304,8 +306,8 @@ func TestListJobsPaging(t *testing.T) {
 			}
 			return len(p.Jobs)
 		}
-		c.UpdateJob(ctx, "copy-00", JobUpdate{State: JobRunning})
-		c.UpdateJob(ctx, "copy-01", JobUpdate{State: JobFailed})
+		c.UpdateJob(ctx, "copy-00", JobUpdate{State: StateOf(job.StateRunning)})
+		c.UpdateJob(ctx, "copy-01", JobUpdate{State: StateOf(job.StateFailed)})
 		for name, tt := range map[string]struct {
 			f    JobFilter
 			want int
@@ -314,8 +316,8 @@ func TestListJobsPaging(t *testing.T) {
 			"table t1":          {JobFilter{Table: "ns:t1"}, 12},
 			"cluster dc3":       {JobFilter{Cluster: "dc3"}, 11},
 			"cluster dc2":       {JobFilter{Cluster: "dc2"}, 23},
-			"running or failed": {JobFilter{States: []JobState{JobRunning, JobFailed}}, 2},
-			"pending in t1":     {JobFilter{States: []JobState{JobPending}, Table: "ns:t1"}, 10}, // copy-00 and copy-01 are in t1
+			"running or failed": {JobFilter{States: []JobState{StateOf(job.StateRunning), StateOf(job.StateFailed)}}, 2},
+			"pending in t1":     {JobFilter{States: []JobState{StateOf(job.StatePending)}, Table: "ns:t1"}, 10}, // copy-00 and copy-01 are in t1
 			"unknown table":     {JobFilter{Table: "x"}, 0},
 		} {
 			if got := count(tt.f); got != tt.want {
@@ -332,7 +334,7 @@ func TestListJobsPaging(t *testing.T) {
 		if len(def.Jobs) != 23 {
 			t.Errorf("default page: %d jobs", len(def.Jobs))
 		}
-		for _, bad := range []JobFilter{{Cursor: "garbage!"}, {Cursor: cursor{kind: cursorAudit, micros: 3}.encode()}, {States: []JobState{"finished"}}} {
+		for _, bad := range []JobFilter{{Cursor: "garbage!"}, {Cursor: cursor{kind: cursorAudit, micros: 3}.encode()}, {States: []JobState{{State: 99}}}} {
 			if _, err := c.ListJobs(ctx, bad); !errors.Is(err, ErrInvalid) {
 				t.Errorf("ListJobs(%+v) = %v, want ErrInvalid", bad, err)
 			}
@@ -358,7 +360,7 @@ func TestConcurrentJobs(t *testing.T) {
 						continue
 					}
 					for u := range updates {
-						if _, err := c.UpdateJob(ctx, id, JobUpdate{State: JobRunning, Message: fmt.Sprintf("update %d", u)}); err != nil {
+						if _, err := c.UpdateJob(ctx, id, JobUpdate{State: StateOf(job.StateRunning), Message: fmt.Sprintf("update %d", u)}); err != nil {
 							errs <- err
 						}
 					}

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gorm.io/gorm"
+
+	"rangecopy/job"
 )
 
 // Limits of a job listing.
@@ -34,8 +36,8 @@ func (c *Catalog) checkJob(j Job) (Job, error) {
 	if j.FinalReport, err = j.FinalReport.compact(); err != nil {
 		return Job{}, fmt.Errorf("%w: job %q: final report is not JSON: %v", ErrInvalid, j.ID, err)
 	}
-	if j.State == "" {
-		j.State = JobPending
+	if j.State.IsZero() {
+		j.State = StateOf(job.StatePending)
 	}
 	if !j.State.Valid() {
 		return Job{}, fmt.Errorf("%w: job %q: unknown state %q", ErrInvalid, j.ID, j.State)
@@ -202,7 +204,7 @@ func (c *Catalog) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
 // JobUpdate is a change to a job: its new state, error and report, and the event's message.
 // Nil fields are left as they are.
 type JobUpdate struct {
-	// State is the job's new state; empty keeps the state.
+	// State is the job's new state; the zero value keeps the state.
 	State JobState
 	// LastError replaces the last error.
 	LastError *string
@@ -215,7 +217,7 @@ type JobUpdate struct {
 // UpdateJob applies u to the job of that id and appends the event to its history in the same
 // transaction; it returns the job as changed, or ErrNotFound.
 func (c *Catalog) UpdateJob(ctx context.Context, id string, u JobUpdate) (Job, error) {
-	if u.State != "" && !u.State.Valid() {
+	if !u.State.IsZero() && !u.State.Valid() {
 		return Job{}, fmt.Errorf("catalog: update job %q: %w: unknown state %q", id, ErrInvalid, u.State)
 	}
 	var report JSONText
@@ -237,7 +239,7 @@ func (c *Catalog) UpdateJob(ctx context.Context, id string, u JobUpdate) (Job, e
 		}
 		now := c.stampNow()
 		set := map[string]any{"updated_at": now}
-		if u.State != "" {
+		if !u.State.IsZero() {
 			j.State = u.State
 			set["state"] = u.State
 		}

@@ -2,9 +2,12 @@ package catalog
 
 import (
 	"bytes"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"rangecopy/job"
 )
 
 // JSONText is a column holding a JSON document as text. It marshals as the document itself
@@ -73,52 +76,108 @@ type Cluster struct {
 // TableName implements gorm's tabler.
 func (Cluster) TableName() string { return "clusters" }
 
-// JobState mirrors a job's state in the registry (ZooKeeper holds the live state), plus
-// JobLost for a catalog job whose registry record is gone.
-type JobState string
-
-// The states of a job.
-const (
-	JobPending    JobState = "pending"
-	JobPlanning   JobState = "planning"
-	JobRunning    JobState = "running"
-	JobPaused     JobState = "paused"
-	JobCancelling JobState = "cancelling"
-	JobDone       JobState = "done"
-	JobFailed     JobState = "failed"
-	JobCancelled  JobState = "cancelled"
-	JobLost       JobState = "lost"
-)
-
-// JobStates lists every state, in the order of a job's life.
-var JobStates = []JobState{JobPending, JobPlanning, JobRunning, JobPaused, JobCancelling, JobDone, JobFailed, JobCancelled, JobLost}
-
-// String returns the state's name.
-func (s JobState) String() string { return string(s) }
-
-// Valid reports whether s is one of JobStates.
-func (s JobState) Valid() bool {
-	for _, v := range JobStates {
-		if s == v {
-			return true
-		}
-	}
-	return false
+// JobState is a job's state as the catalog keeps it: the registry's state of the job
+// (job.State, the one job-state type), or Lost, the catalog's own condition of a job whose
+// registry record is gone. It is stored by name in the state column ("running", "lost"),
+// and so written in JSON; the zero value (no state) is written "".
+type JobState struct {
+	// State is the job's state; zero when Lost.
+	State job.State
+	// Lost says the registry no longer holds the job: it will not change again.
+	Lost bool
 }
 
-// Final reports whether a job in state s has ended: done, failed, cancelled or lost.
-func (s JobState) Final() bool {
-	switch s {
-	case JobDone, JobFailed, JobCancelled, JobLost:
-		return true
+// jobLostName is the name of the lost condition in the state column.
+const jobLostName = "lost"
+
+// StateOf is the catalog's record of a job in registry state s.
+func StateOf(s job.State) JobState { return JobState{State: s} }
+
+// JobLost is the catalog's record of a job whose registry record is gone.
+func JobLost() JobState { return JobState{Lost: true} }
+
+// JobStates lists every state the catalog records, in the order of a job's life, lost last.
+func JobStates() []JobState {
+	var out []JobState
+	for _, s := range job.States() {
+		out = append(out, StateOf(s))
 	}
-	return false
+	return append(out, JobLost())
+}
+
+// ParseJobState reads a state's name (String).
+func ParseJobState(name string) (JobState, error) {
+	if name == jobLostName {
+		return JobLost(), nil
+	}
+	s, err := job.ParseState(name)
+	if err != nil {
+		return JobState{}, err
+	}
+	return StateOf(s), nil
+}
+
+// String returns the state's name: the job state's, or "lost"; "" for the zero value.
+func (s JobState) String() string {
+	switch {
+	case s.Lost:
+		return jobLostName
+	case s.State == 0:
+		return ""
+	}
+	return s.State.String()
+}
+
+// IsZero reports whether s is no state (a JobUpdate that keeps the state).
+func (s JobState) IsZero() bool { return s == JobState{} }
+
+// Valid reports whether s is one of JobStates.
+func (s JobState) Valid() bool { return s.Lost != (s.State != 0) && (s.Lost || s.State.Valid()) }
+
+// Final reports whether a job in state s has ended: done, failed, cancelled or lost.
+func (s JobState) Final() bool { return s.Lost || s.State.Final() }
+
+// Is reports whether s is the registry state st (and not lost).
+func (s JobState) Is(st job.State) bool { return !s.Lost && s.State == st }
+
+// MarshalText writes the state's name.
+func (s JobState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state's name; "" is the zero value.
+func (s *JobState) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = JobState{}
+		return nil
+	}
+	v, err := ParseJobState(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Value implements driver.Valuer: the state column holds the name.
+func (s JobState) Value() (driver.Value, error) { return s.String(), nil }
+
+// Scan implements sql.Scanner.
+func (s *JobState) Scan(v any) error {
+	switch v := v.(type) {
+	case string:
+		return s.UnmarshalText([]byte(v))
+	case []byte:
+		return s.UnmarshalText(v)
+	case nil:
+		*s = JobState{}
+		return nil
+	}
+	return fmt.Errorf("catalog: job state column holds a %T", v)
 }
 
 // finalStates are the states for which Final is true.
 func finalStates() []JobState {
 	var out []JobState
-	for _, s := range JobStates {
+	for _, s := range JobStates() {
 		if s.Final() {
 			out = append(out, s)
 		}

@@ -92,7 +92,7 @@ func TestUpgradeFromRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(j.State) != "done" || string(j.FinalReport) != `{"bytes":8192,"files":3}` || !j.SubmittedAt.Equal(t0.Add(time.Second)) ||
+		if j.State.String() != "done" || string(j.FinalReport) != `{"bytes":8192,"files":3}` || !j.SubmittedAt.Equal(t0.Add(time.Second)) ||
 			j.IdempotencyKey == nil || *j.IdempotencyKey != "key-1" {
 			t.Errorf("job = %+v", j)
 		}

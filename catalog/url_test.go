@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rangecopy/job"
 )
 
 func TestParseURL(t *testing.T) {
@@ -73,14 +75,28 @@ func TestPageSize(t *testing.T) {
 }
 
 func TestJobStates(t *testing.T) {
-	final := map[JobState]bool{JobDone: true, JobFailed: true, JobCancelled: true, JobLost: true}
-	for _, s := range JobStates {
+	final := map[JobState]bool{StateOf(job.StateDone): true, StateOf(job.StateFailed): true, StateOf(job.StateCancelled): true, JobLost(): true}
+	for _, s := range JobStates() {
 		if !s.Valid() || s.Final() != final[s] {
 			t.Errorf("%s: Valid %v Final %v", s, s.Valid(), s.Final())
 		}
+		back, err := ParseJobState(s.String())
+		if err != nil || back != s {
+			t.Errorf("ParseJobState(%q) = %v, %v", s.String(), back, err)
+		}
+		v, err := s.Value()
+		var scanned JobState
+		if err != nil || scanned.Scan([]byte(v.(string))) != nil || scanned != s {
+			t.Errorf("%s: column value %v, scanned back %v", s, v, scanned)
+		}
 	}
-	if JobState("finished").Valid() {
-		t.Error("an unknown state is valid")
+	for _, bad := range []JobState{{State: 99}, {}, {State: job.StateDone, Lost: true}} {
+		if bad.Valid() {
+			t.Errorf("%+v is valid", bad)
+		}
+	}
+	if _, err := ParseJobState("finished"); err == nil {
+		t.Error("an unknown state parses")
 	}
 }
 

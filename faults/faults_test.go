@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rangecopy/internal/testsupport"
+	"rangecopy/job"
 	"rangecopy/progress"
 	"rangecopy/testenv"
 )
@@ -422,7 +423,7 @@ func TestCancelJob(t *testing.T) {
 		s = r.status()
 		return s.Tasks.Claimed == 0
 	})
-	if s.State != "cancelled" || s.Report.Status != "cancelled" {
+	if s.State != "cancelled" || s.Report.Status != job.ReportCancelled {
 		t.Errorf("job %s: state %q, report status %q, want cancelled", r.job, s.State, s.Report.Status)
 	}
 	waitFor(t, stepDeadline, "the cancelled job's snapshot and work folder removed", func() bool {

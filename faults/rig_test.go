@@ -379,7 +379,7 @@ func (r *rig) assertDoneOnce() jobStatus {
 	if s.Tasks.Total == 0 || s.Tasks.Done != s.Tasks.Total || s.Tasks.Failed != 0 || s.Tasks.Pending != 0 || s.Tasks.Claimed != 0 {
 		r.t.Errorf("job %s: tasks %+v, want all done", r.job, s.Tasks)
 	}
-	if s.Report.Status != "done" || s.Report.TasksDone != s.Tasks.Total || s.Report.TasksFailed != 0 {
+	if s.Report.Status != job.ReportDone || s.Report.TasksDone != s.Tasks.Total || s.Report.TasksFailed != 0 {
 		r.t.Errorf("job %s: report %+v, want done with every task", r.job, s.Report)
 	}
 	finished := 0

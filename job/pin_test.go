@@ -36,7 +36,7 @@ func TestPinMode(t *testing.T) {
 	if err != nil || strings.Contains(string(b), `"pin"`) {
 		t.Fatalf("record of a snapshot pin: %s, %v", b, err)
 	}
-	if _, err := EncodeRecord(Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{Pin: "later"}}); err == nil {
+	if _, err := EncodeRecord(Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{Settings: Settings{Pin: "later"}}}); err == nil {
 		t.Error("a record with pin later was encoded")
 	}
 	if _, err := DecodeRecord([]byte(`{"v":2,"table":"t","snapshot":"s","pin":"later"}`)); !errors.Is(err, ErrRecord) {

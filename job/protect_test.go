@@ -38,7 +38,7 @@ func TestParseProtect(t *testing.T) {
 }
 
 func TestRecordKeepsProtectSource(t *testing.T) {
-	r := Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{ProtectSource: Protect{Factor: 2.5}, Detached: true}}
+	r := Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{Settings: Settings{ProtectSource: Protect{Factor: 2.5}}, Detached: true}}
 	b, err := EncodeRecord(r)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestRecordKeepsProtectSource(t *testing.T) {
 	if err != nil || back.Options.ProtectSource != r.Options.ProtectSource {
 		t.Fatalf("decoded %+v, %v", back.Options, err)
 	}
-	if _, err := EncodeRecord(Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{ProtectSource: Protect{Factor: 0.5}}}); err == nil {
+	if _, err := EncodeRecord(Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{Settings: Settings{ProtectSource: Protect{Factor: 0.5}}}}); err == nil {
 		t.Fatal("a factor below 1 was encoded")
 	}
 	_, set, err := Request{Table: "t", ProtectSource: "30ms"}.Resolve()

@@ -66,36 +66,23 @@ type Verification struct {
 	ReadAll bool `json:"readAll,omitempty"`
 }
 
-// RunOptions are the settings of a job that every process serving it follows.
+// RunOptions are the settings of a job that every process serving it follows:
+// the request's Settings, and where and as whom it writes.
 type RunOptions struct {
-	// Bandwidth caps the bytes read per second, job-wide; 0 means no cap.
-	// Workers share it in proportion to their capacity.
-	Bandwidth float64
-	// CreateTable creates a missing target table, pre-split at the
-	// source's region boundaries inside the range.
-	CreateTable bool
-	// KeepSnapshot keeps the source snapshot when the job ends.
-	KeepSnapshot bool
-	// TaskBytes is the input size a task aims at; 0 means DefaultTaskBytes.
-	TaskBytes int64
+	// Settings are the request's: the job-wide bandwidth (workers share it in
+	// proportion to their capacity; with ProtectSource it is the throttle's
+	// ceiling), the task size, whether to create the target table and keep
+	// the snapshot, the retries before the master pauses the job for an
+	// operator, the source's protection and the pin mode.
+	Settings
 	// WorkRoot is the parent of the job's work folder on the target HDFS.
 	WorkRoot string
 	// User is the HBase effective user and the HDFS user.
 	User string
-	// Retries bounds how often the master resets a failed task before it
-	// pauses the job for an operator; 0 means DefaultRetries.
-	Retries int
 	// Detached says the job was submitted for the running masters and
 	// workers (rangecopy copy --detach); a job run by one rangecopy copy
 	// process is served by that process alone.
 	Detached bool
-	// ProtectSource, when set, has the copy throttled to keep the source's
-	// read p99 at its target (the leading master runs the throttle of a
-	// detached job); Bandwidth is then the throttle's ceiling.
-	ProtectSource Protect
-	// Pin is how the planning pins the source's inputs; the zero value is
-	// PinSnapshot.
-	Pin PinMode
 }
 
 // DefaultRetries is how often a failed task is tried again by default.
@@ -201,8 +188,8 @@ func DecodeRecord(b []byte) (Record, error) {
 	r := Record{Kind: kind, Verify: w.Verify, Spec: Spec{Table: w.Table, TargetTable: w.Target, Rows: KeyRange{Start: w.Start, End: w.End},
 		Time: TimeRange{Min: w.TMin, Max: w.TMax}, Families: w.Families},
 		Snapshot: w.Snapshot,
-		Options: RunOptions{Bandwidth: w.Bandwidth, CreateTable: w.CreateTable, KeepSnapshot: w.KeepSnapshot,
-			TaskBytes: w.TaskBytes, WorkRoot: w.WorkRoot, User: w.User, Retries: w.Retries, Detached: w.Detached}}
+		Options: RunOptions{Settings: Settings{Bandwidth: w.Bandwidth, CreateTable: w.CreateTable, KeepSnapshot: w.KeepSnapshot,
+			TaskBytes: w.TaskBytes, Retries: w.Retries}, WorkRoot: w.WorkRoot, User: w.User, Detached: w.Detached}}
 	var err error
 	if r.Options.ProtectSource, err = ParseProtect(w.Protect); err != nil {
 		return Record{}, fmt.Errorf("%w: protectSource: %v", ErrRecord, err)

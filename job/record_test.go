@@ -16,8 +16,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		ZstdCodec: "org.apache.hadoop.hbase.io.compress.zstd.ZstdCodec"}
 	r := Record{Kind: KindCopy, Spec: Spec{Table: "t", TargetTable: "u", Rows: KeyRange{Start: []byte{0, 0xff}, End: []byte("z")},
 		Time: TimeRange{Min: 1, Max: 2}, Families: []string{"f"}}, Snapshot: "rangecopy-x", Source: src, Target: tgt,
-		Options: RunOptions{Bandwidth: 1 << 20, CreateTable: true, KeepSnapshot: true, TaskBytes: 8 << 20,
-			WorkRoot: "/w", User: "hbase", Retries: 5, Detached: true, Pin: PinLive}}
+		Options: RunOptions{Settings: Settings{Bandwidth: 1 << 20, CreateTable: true, KeepSnapshot: true, TaskBytes: 8 << 20, Retries: 5, Pin: PinLive}, WorkRoot: "/w", User: "hbase", Detached: true}}
 	b, err := EncodeRecord(r)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +46,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("DecodeRecord(%q) err = %v, want ErrRecord", bad, err)
 		}
 	}
-	if _, err := EncodeRecord(Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{Retries: MaxRetries + 1}}); err == nil {
+	if _, err := EncodeRecord(Record{Spec: Spec{Table: "t"}, Snapshot: "s", Options: RunOptions{Settings: Settings{Retries: MaxRetries + 1}}}); err == nil {
 		t.Error("EncodeRecord took too many retries")
 	}
 	noHDFS := r
@@ -78,7 +77,7 @@ func TestRecordKinds(t *testing.T) {
 		}
 	}
 	v := Record{Kind: KindVerify, Spec: Spec{Table: "t", TargetTable: "u", Rows: KeyRange{Start: []byte("a")}, Time: TimeRange{Min: 0, Max: 9}},
-		Snapshot: "src-snap", Options: RunOptions{Bandwidth: 100, User: "hbase"},
+		Snapshot: "src-snap", Options: RunOptions{Settings: Settings{Bandwidth: 100}, User: "hbase"},
 		Verify: &Verification{TargetSnapshot: "dst-snap", Mode: "raw", NowMs: 1234, BatchBytes: 4096,
 			MaxDiffs: 7, Only: []KeyRange{{Start: []byte("b"), End: []byte("c")}}, KeepSnapshots: true}}
 	b, err = EncodeRecord(v)

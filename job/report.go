@@ -14,15 +14,83 @@ var ErrReport = errors.New("job: bad job report")
 // ReportVersion is the format of a Report as EncodeReport writes it.
 const ReportVersion = 1
 
-// Report statuses. A report stored while a job runs carries the job's state
-// (running, paused, cancelling); one returned by a rangecopy copy process
-// that stopped says interrupted or failed.
+// ReportStatus is what a report says of its job: done, failed, cancelled or
+// interrupted once the job (or a rangecopy copy run) ended; while the job
+// runs, the job's state (ReportStatusOf: running, paused, cancelling). It is
+// written by name in JSON; the zero value is written "".
+type ReportStatus uint8
+
+// Report statuses. The first eight are the job states' (State), in their
+// order.
 const (
-	ReportDone        = "done"
-	ReportFailed      = "failed"
-	ReportInterrupted = "interrupted"
-	ReportCancelled   = "cancelled"
+	ReportPending ReportStatus = iota + 1
+	ReportPlanning
+	ReportRunning
+	ReportPaused
+	ReportCancelling
+	ReportDone
+	ReportFailed
+	ReportCancelled
+	// ReportInterrupted: a rangecopy copy run that stopped before its job
+	// ended (the job can be resumed).
+	ReportInterrupted
 )
+
+var reportStatusNames = [...]string{
+	ReportPending:     "pending",
+	ReportPlanning:    "planning",
+	ReportRunning:     "running",
+	ReportPaused:      "paused",
+	ReportCancelling:  "cancelling",
+	ReportDone:        "done",
+	ReportFailed:      "failed",
+	ReportCancelled:   "cancelled",
+	ReportInterrupted: "interrupted",
+}
+
+// ReportStatusOf is the status of a report made while a job is in state s.
+func ReportStatusOf(s State) ReportStatus {
+	if !s.Valid() {
+		return 0
+	}
+	return ReportStatus(s)
+}
+
+// String is the status's name: "done"; "" for the zero value.
+func (s ReportStatus) String() string {
+	if int(s) < len(reportStatusNames) {
+		return reportStatusNames[s]
+	}
+	return fmt.Sprintf("ReportStatus(%d)", uint8(s))
+}
+
+// ParseReportStatus is the inverse of String.
+func ParseReportStatus(name string) (ReportStatus, error) {
+	for i, n := range reportStatusNames {
+		if n == name {
+			return ReportStatus(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown report status %q", name)
+}
+
+// MarshalText writes the status's name.
+func (s ReportStatus) MarshalText() ([]byte, error) {
+	if int(s) >= len(reportStatusNames) {
+		return nil, fmt.Errorf("report status %d unknown", uint8(s))
+	}
+	return []byte(reportStatusNames[s]), nil
+}
+
+// UnmarshalText reads a status's name.
+func (s *ReportStatus) UnmarshalText(b []byte) error {
+	v, err := ParseReportStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
 
 // Report is the account of a job: its progress while it runs, its final
 // report once it ended. It is the record stored in the job's report side
@@ -49,7 +117,7 @@ type Report struct {
 	MaxTimeMs int64 `json:"maxTimeMs"`
 	// Status is done, failed, interrupted or cancelled once the job (or the
 	// run) ended, else the job's state (running, paused, cancelling).
-	Status string `json:"status"`
+	Status ReportStatus `json:"status"`
 	// Error says why a job is not done; empty when it is.
 	Error string `json:"error,omitempty"`
 	// UpdatedAt is when the report was made (RFC 3339).
@@ -204,7 +272,11 @@ func DecodeReport(b []byte) (Report, error) {
 		if err := json.Unmarshal(b, &f); err != nil {
 			return Report{}, fmt.Errorf("%w: first format: %v", ErrReport, err)
 		}
-		return Report{Job: f.Job, Table: f.Table, TargetTable: f.TargetTable, Status: f.Status, Error: f.Error,
+		status, err := ParseReportStatus(f.Status)
+		if err != nil {
+			return Report{}, fmt.Errorf("%w: first format: %v", ErrReport, err)
+		}
+		return Report{Job: f.Job, Table: f.Table, TargetTable: f.TargetTable, Status: status, Error: f.Error,
 			ElapsedMs: int64(f.Seconds * 1e3), Tasks: f.Tasks, TasksDone: f.TasksDone, TasksFailed: f.TasksFailed,
 			BytesRead: f.BytesRead, BytesLoaded: f.BytesLoaded, FilesLoaded: f.FilesLoaded, Cells: f.Cells,
 			LoadRetries: f.Retries, BytesPerSecond: f.BytesPerSecond, FilesPruned: f.FilesPruned, PinRetries: f.PinRetries}, nil

@@ -42,7 +42,7 @@ func TestReportFirstFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Version != 0 || r.Status != "running" || r.ElapsedMs != 16487 || r.Tasks != 4 || r.TasksDone != 1 ||
+	if r.Version != 0 || r.Status != ReportRunning || r.ElapsedMs != 16487 || r.Tasks != 4 || r.TasksDone != 1 ||
 		r.BytesRead != 29372 || r.BytesLoaded != 19082 || r.FilesLoaded != 2 || r.Cells != 314 || r.Job == "" || r.Table == "" {
 		t.Errorf("first format read as %+v", r)
 	}

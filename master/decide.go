@@ -10,7 +10,7 @@ import (
 )
 
 // Step is what the process serving a job does next: the leading master, or
-// the one-process copy (local.Copy) whose policy differs where the steps
+// the one-process copy (inproc.Copy) whose policy differs where the steps
 // say so.
 type Step uint8
 
@@ -51,10 +51,10 @@ const (
 	// tasks are reset after a backoff up to the retry limit, then the job
 	// is paused.
 	RunnerLeader Runner = iota
-	// RunnerLocal is a rangecopy copy process with its own workers: tasks
+	// RunnerInProc is a rangecopy copy process with its own workers: tasks
 	// that failed in an earlier run are reset once as it starts; a task
 	// that fails during the run ends the run once every task has a result.
-	RunnerLocal
+	RunnerInProc
 )
 
 // Failure is a failed task as the master sees it.
@@ -94,16 +94,16 @@ type Decision struct {
 
 // RetryBackoff is how long a failed task waits before its next reset, by
 // the number of earlier resets: 5 s doubling per earlier retry, at most 2
-// minutes. It has no jitter, so Decide stays pure.
+// minutes. It has no jitter, so NextStep stays pure.
 func RetryBackoff() retry.Backoff {
 	return retry.Backoff{Initial: 5 * time.Second, Max: 2 * time.Minute}
 }
 
-// Decide chooses the next step for a job. It is pure: the caller gathers
+// NextStep chooses the next step for a job. It is pure: the caller gathers
 // the View and carries the step out.
-func Decide(v View) Decision {
-	if v.Runner == RunnerLocal {
-		return decideLocal(v)
+func NextStep(v View) Decision {
+	if v.Runner == RunnerInProc {
+		return nextStepInProc(v)
 	}
 	switch v.State {
 	case registry.JobPending, registry.JobPlanning:
@@ -145,8 +145,8 @@ func Decide(v View) Decision {
 	return Decision{Step: StepWait}
 }
 
-// decideLocal is Decide for a rangecopy copy process.
-func decideLocal(v View) Decision {
+// nextStepInProc is NextStep for a rangecopy copy process.
+func nextStepInProc(v View) Decision {
 	switch v.State {
 	case registry.JobPending, registry.JobPlanning:
 		return Decision{Step: StepPlan}

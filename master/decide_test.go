@@ -9,7 +9,7 @@ import (
 	"rangecopy/registry"
 )
 
-func TestDecide(t *testing.T) {
+func TestNextStep(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	running := func(c registry.Counts, f ...Failure) View {
 		return View{State: registry.JobRunning, Counts: c, Failures: f, RetryLimit: 2, Now: now}
@@ -45,13 +45,13 @@ func TestDecide(t *testing.T) {
 		{"cancelling with none held cancels", View{State: registry.JobCancelling, Counts: registry.Counts{Tasks: 3, Done: 1}}, Decision{Step: StepCancel}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Decide(tc.v); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Decide = %+v, want %+v", got, tc.want)
+			if got := NextStep(tc.v); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("NextStep = %+v, want %+v", got, tc.want)
 			}
 		})
 	}
 	// Every failure exhausted and nothing else to wait for: pause, saying why.
-	d := Decide(running(registry.Counts{Tasks: 3, Done: 2, Failed: 1}, Failure{Task: "t1", Seen: old, Retries: 2}))
+	d := NextStep(running(registry.Counts{Tasks: 3, Done: 2, Failed: 1}, Failure{Task: "t1", Seen: old, Retries: 2}))
 	if d.Step != StepPause || !strings.Contains(d.Message, "1 of 3 tasks failed 3 times") || !strings.Contains(d.Message, "job resume") {
 		t.Errorf("all retries used: %+v", d)
 	}
@@ -66,11 +66,11 @@ func TestRetryBackoff(t *testing.T) {
 	}
 }
 
-// TestDecideLocal: the one-process copy's policy, where it differs from the
+// TestNextStepLocal: the one-process copy's policy, where it differs from the
 // leader's.
-func TestDecideLocal(t *testing.T) {
+func TestNextStepLocal(t *testing.T) {
 	local := func(starting bool, st registry.JobState, c registry.Counts, f ...Failure) View {
-		return View{Runner: RunnerLocal, Starting: starting, State: st, Counts: c, Failures: f}
+		return View{Runner: RunnerInProc, Starting: starting, State: st, Counts: c, Failures: f}
 	}
 	for _, tc := range []struct {
 		name string
@@ -95,8 +95,8 @@ func TestDecideLocal(t *testing.T) {
 		{"all done finishes", local(false, registry.JobRunning, registry.Counts{Tasks: 3, Done: 3}), Decision{Step: StepFinish}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Decide(tc.v); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Decide = %+v, want %+v", got, tc.want)
+			if got := NextStep(tc.v); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("NextStep = %+v, want %+v", got, tc.want)
 			}
 		})
 	}

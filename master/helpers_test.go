@@ -28,9 +28,7 @@ func testOptions(t *testing.T, env *testenv.Env, spec job.Spec) Options {
 		t.Fatal(err)
 	}
 	u := testenv.UniqueName(t, "m")
-	return Options{Source: src, Target: tgt, Spec: spec, Workers: 2, ZKRoot: "/rangecopy-test/" + u,
-		WorkRoot: "/tmp/rangecopy-test/" + u, User: env.Target.User,
-		Logger: slog.New(slog.NewTextHandler(testWriter{T: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	return Options{Source: src, Target: tgt, Spec: spec, Workers: 2, ZKRoot: "/rangecopy-test/" + u, RunOptions: job.RunOptions{WorkRoot: "/tmp/rangecopy-test/" + u, User: env.Target.User}, Logger: slog.New(slog.NewTextHandler(testWriter{T: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 }
 
 // Shared helpers (copytest), under the names the tests use.

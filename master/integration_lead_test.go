@@ -226,7 +226,7 @@ func TestDetachedJobCancel(t *testing.T) {
 	}
 	j := waitState(t, reg, id, 60*time.Second, registry.JobCancelled)
 	rep, ok, err := LoadReport(t.Context(), reg, id)
-	if err != nil || !ok || rep.Status != "cancelled" || rep.TasksDone != 0 || rep.Tasks != 4 {
+	if err != nil || !ok || rep.Status != job.ReportCancelled || rep.TasksDone != 0 || rep.Tasks != 4 {
 		t.Fatalf("report of the cancelled job: %+v, %v, %v", rep, ok, err)
 	}
 	if want := "cancelled: 0 of 4 tasks done"; len(j.Message) < len(want) || j.Message[:len(want)] != want {

@@ -290,7 +290,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	d := Decide(View{State: j.State, Counts: counts, Failures: failures, RetryLimit: lj.rec.Options.RetryLimit(), Now: time.Now()})
+	d := NextStep(View{State: j.State, Counts: counts, Failures: failures, RetryLimit: lj.rec.Options.RetryLimit(), Now: time.Now()})
 	if !lj.rec.Options.ProtectSource.IsZero() {
 		switch {
 		case j.State == registry.JobRunning && lj.thr == nil && d.Step != StepFinish:
@@ -604,7 +604,7 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		lj.since = time.Now()
 	}
 	rep := job.NewReport(j.ID, lj.rec.Spec)
-	rep.Status, rep.UpdatedAt = j.State.String(), time.Now().UTC()
+	rep.Status, rep.UpdatedAt = job.ReportStatusOf(j.State), time.Now().UTC()
 	rep.Tasks, rep.TasksDone, rep.TasksFailed = int64(c.Tasks), int64(c.Done), int64(c.Failed)
 	rep.BandwidthLimit = lj.rec.Options.Bandwidth
 	if bw, ok, err := reg.Bandwidth(ctx, j.ID); err == nil && ok {

@@ -25,22 +25,15 @@ type Options struct {
 	Source, Target cluster.Config
 	// Spec is what to copy.
 	Spec job.Spec
+	// RunOptions are the job's settings (job.Settings: bandwidth, task size,
+	// create table, keep snapshot, retries, source protection, pin mode) and
+	// where and as whom it writes: the options its registry record keeps.
+	// An empty WorkRoot means bulkload.DefaultRoot(User), an empty User
+	// hbase.DefaultUser. Detached is set by Submit.
+	job.RunOptions
 	// Workers is how many tasks run at once in the process that runs the
-	// job (local.Copy), and so the slots a plan is cut for; 0 means 4.
+	// job (inproc.Copy), and so the slots a plan is cut for; 0 means 4.
 	Workers int
-	// Bandwidth caps the bytes read per second, job-wide; 0 means no cap.
-	Bandwidth float64
-	// ProtectSource, when set, throttles the copy to keep the source's read
-	// p99 at its target (throttle/); Bandwidth is then its ceiling.
-	ProtectSource job.Protect
-	// CreateTable creates a missing target table, pre-split at the source's
-	// region boundaries inside the range.
-	CreateTable bool
-	// KeepSnapshot keeps the source snapshot when the job is done.
-	KeepSnapshot bool
-	// Pin is how the planning pins the source's inputs (job.PinMode); the
-	// zero value takes a snapshot.
-	Pin job.PinMode
 	// LiveMaxBytes is the largest plan a live pin is kept for; 0 means
 	// job.LiveMaxBytes. (A leading master plans a registered job with the
 	// default.)
@@ -55,17 +48,6 @@ type Options struct {
 	// quorum. ZKRoot is the registry root; empty means registry.DefaultRoot.
 	ZK     []string
 	ZKRoot string
-	// WorkRoot is the parent of job work folders on the target HDFS; empty
-	// means bulkload.DefaultRoot(User).
-	WorkRoot string
-	// User is the HBase effective user and the HDFS user; empty means
-	// hbase.DefaultUser.
-	User string
-	// TaskBytes is the input size a task aims at; 0 means job.DefaultTaskBytes.
-	TaskBytes int64
-	// Retries bounds how often a leading master resets a failed task of a
-	// detached job (Submit); 0 means job.DefaultRetries.
-	Retries int
 	// DialTimeout bounds reaching each cluster; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
 	// LoadRetryFor bounds how long the loads of one file may keep failing

@@ -188,10 +188,8 @@ func (p *Planner) dialHDFS(ctx context.Context, c cluster.Config) (*fsys.HDFS, e
 // attach opens a planner for a registered job with the registry of the
 // caller (a leading master): the record says how to reach the clusters.
 func attach(ctx context.Context, reg *registry.Registry, rec job.Record, dialTimeout time.Duration, pool *dial.Pool, facts *snapshot.FactsCache, log *slog.Logger) (*Planner, error) {
-	o := Options{Source: rec.Source, Target: rec.Target, Spec: rec.Spec, Bandwidth: rec.Options.Bandwidth,
-		CreateTable: rec.Options.CreateTable, KeepSnapshot: rec.Options.KeepSnapshot, TaskBytes: rec.Options.TaskBytes,
-		WorkRoot: rec.Options.WorkRoot, User: rec.Options.User, Retries: rec.Options.Retries,
-		ProtectSource: rec.Options.ProtectSource, Pin: rec.Options.Pin, DialTimeout: dialTimeout, Pool: pool, Facts: facts, Logger: log}
+	o := Options{Source: rec.Source, Target: rec.Target, Spec: rec.Spec, RunOptions: rec.Options,
+		DialTimeout: dialTimeout, Pool: pool, Facts: facts, Logger: log}
 	o.defaults()
 	p := &Planner{o: &o, log: log, reg: reg, sharedReg: true, detached: true}
 	if err := p.connect(ctx); err != nil {

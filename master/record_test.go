@@ -103,3 +103,32 @@ func TestSnapshotStamp(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordCarriesTheOptions: the options a job is submitted with are its record's, one
+// assignment each way (record, then attach's Options), and survive the record's encoding.
+func TestRecordCarriesTheOptions(t *testing.T) {
+	src := cluster.Config{Name: "source", ZKQuorum: []string{"s:2181"}, ZNodeParent: "/hbase", NameNodes: []string{"s:8020"}, RootDir: "/hbase"}
+	tgt := cluster.Config{Name: "target", ZKQuorum: []string{"t:2181"}, ZNodeParent: "/hbase", NameNodes: []string{"t:8020"}, RootDir: "/hbase"}
+	set := job.Settings{Bandwidth: 5e6, TaskBytes: 64 << 20, CreateTable: true, KeepSnapshot: true, Retries: 7,
+		ProtectSource: job.Protect{Factor: 2}, Pin: job.PinLive}
+	o := Options{Source: src, Target: tgt, Spec: job.Spec{Table: "t"},
+		RunOptions: job.RunOptions{Settings: set, WorkRoot: "/w", User: "u"}}
+	p := &Planner{o: &o, detached: true}
+	rec := p.record("snap")
+	want := o.RunOptions
+	want.Detached = true
+	if rec.Options != want {
+		t.Fatalf("record options %+v, want %+v", rec.Options, want)
+	}
+	b, err := job.EncodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := job.DecodeRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Options != want || back.Options.Settings != set {
+		t.Errorf("decoded options %+v, want %+v", back.Options, want)
+	}
+}

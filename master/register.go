@@ -81,8 +81,7 @@ func (p *Planner) create(ctx context.Context, id string) (registry.Job, error) {
 // record is the job's registry record.
 func (p *Planner) record(snapshot string) job.Record {
 	o := p.o
-	return job.Record{Kind: job.KindCopy, Spec: o.Spec, Snapshot: snapshot, Source: o.Source, Target: o.Target,
-		Options: job.RunOptions{Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot,
-			TaskBytes: o.TaskBytes, WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: p.detached,
-			ProtectSource: o.ProtectSource, Pin: o.Pin}}
+	run := o.RunOptions
+	run.Detached = p.detached
+	return job.Record{Kind: job.KindCopy, Spec: o.Spec, Snapshot: snapshot, Source: o.Source, Target: o.Target, Options: run}
 }

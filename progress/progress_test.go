@@ -180,13 +180,13 @@ func TestReportTextNotDone(t *testing.T) {
 	}{
 		{name: "failed before planning", report: func() job.Report {
 			r := base
-			r.Status, r.Error = "failed", "job j1: registry: connection lost"
+			r.Status, r.Error = job.ReportFailed, "job j1: registry: connection lost"
 			return r
 		}, want: []string{"job j1: failed\n  error: job j1: registry: connection lost\n  t -> t2, rows [a, b)",
 			"done before it stopped: nothing (no task was planned or run)"}},
 		{name: "failed tasks", report: func() job.Report {
 			r := base
-			r.Status, r.Error = "failed", "job j1: tasks failed: 2 of 5"
+			r.Status, r.Error = job.ReportFailed, "job j1: tasks failed: 2 of 5"
 			Fill(&r, Sample{Elapsed: 12340 * time.Millisecond, TasksTotal: 5, TasksDone: 3, TasksFailed: 2,
 				BytesRead: 3 << 20, BytesLoaded: 4 << 20, FilesLoaded: 6, Cells: 7, Retries: 4})
 			return r
@@ -194,7 +194,7 @@ func TestReportTextNotDone(t *testing.T) {
 			"done before it stopped: 3 of 5 tasks (2 failed); read 3.0 MiB, loaded 4.0 MiB in 6 files (7 cells), 4 retries, in 12.3s\n"}},
 		{name: "interrupted", report: func() job.Report {
 			r := base
-			r.Status, r.Error = "interrupted", "job j1 stopped (resume with --resume j1): context canceled"
+			r.Status, r.Error = job.ReportInterrupted, "job j1 stopped (resume with --resume j1): context canceled"
 			Fill(&r, Sample{Elapsed: time.Second, TasksTotal: 2, BytesRead: 1 << 10})
 			return r
 		}, want: []string{"job j1: interrupted\n  error: job j1 stopped (resume with --resume j1)",

@@ -142,7 +142,7 @@ func decodeJobRecord(b []byte) (jobRecord, error) {
 	r.header(recJob)
 	var j jobRecord
 	j.State = JobState(r.byte("state"))
-	if r.err == nil && !j.State.valid() {
+	if r.err == nil && !j.State.Valid() {
 		r.fail(fmt.Sprintf("state %d unknown", j.State))
 	}
 	j.Message = r.string("message", MaxMessage)

@@ -2,65 +2,28 @@ package registry
 
 import (
 	"fmt"
+
+	"rangecopy/job"
 )
 
-// JobState is where a job is in its life.
-//
-//	Pending ──► Planning ──► Running ◄──► Paused
-//	   │            │           │            │
-//	   │            ▼           ▼            │
-//	   ├──────► Cancelling ◄────┴────────────┘
-//	   │            │
-//	   ▼            ▼
-//	Cancelled ◄─────┘      Running ──► Done
-//	                       Pending, Planning, Running, Paused, Cancelling ──► Failed
-//
-// Done, Failed and Cancelled are final.
-type JobState uint8
+// JobState is where a job is in its life: job.State, the one job-state type
+// the registry and the catalog share. The registry writes it as a byte.
+type JobState = job.State
 
+// The job states by the registry's names, for its callers' brevity.
 const (
-	JobPending JobState = iota + 1
-	JobPlanning
-	JobRunning
-	JobPaused
-	JobCancelling
-	JobDone
-	JobFailed
-	JobCancelled
+	JobPending    = job.StatePending
+	JobPlanning   = job.StatePlanning
+	JobRunning    = job.StateRunning
+	JobPaused     = job.StatePaused
+	JobCancelling = job.StateCancelling
+	JobDone       = job.StateDone
+	JobFailed     = job.StateFailed
+	JobCancelled  = job.StateCancelled
 )
-
-var jobStateNames = [...]string{
-	JobPending:    "pending",
-	JobPlanning:   "planning",
-	JobRunning:    "running",
-	JobPaused:     "paused",
-	JobCancelling: "cancelling",
-	JobDone:       "done",
-	JobFailed:     "failed",
-	JobCancelled:  "cancelled",
-}
-
-func (s JobState) String() string {
-	if s.valid() {
-		return jobStateNames[s]
-	}
-	return fmt.Sprintf("JobState(%d)", uint8(s))
-}
-
-func (s JobState) valid() bool { return s >= JobPending && s <= JobCancelled }
-
-// Final reports whether no transition leaves s.
-func (s JobState) Final() bool { return s == JobDone || s == JobFailed || s == JobCancelled }
 
 // ParseJobState is the inverse of String.
-func ParseJobState(name string) (JobState, error) {
-	for s := JobPending; s <= JobCancelled; s++ {
-		if jobStateNames[s] == name {
-			return s, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown job state %q", name)
-}
+func ParseJobState(name string) (JobState, error) { return job.ParseState(name) }
 
 // ResumeState is the state a paused job resumes to: running when its tasks
 // are registered, pending (to be planned again) when it was paused while
@@ -86,7 +49,7 @@ var jobTransitions = map[JobState][]JobState{
 // to the state it is in is allowed (a retried write is harmless); an
 // impossible move is an ErrTransition.
 func Transition(from, to JobState) error {
-	if !from.valid() || !to.valid() {
+	if !from.Valid() || !to.Valid() {
 		return fmt.Errorf("%w: %v to %v: unknown state", ErrTransition, from, to)
 	}
 	if from == to {

@@ -2,7 +2,7 @@
 // every table in scope, then catch-up windows on a cron schedule, then a gated cut-over that
 // runs a final window and verifies (and repairs) the whole scope.
 //
-// Nothing here does I/O. Decide takes a relocation's State and one Event (something that
+// Nothing here does I/O. Transition takes a relocation's State and one Event (something that
 // happened, or the clock) and returns the next State and the Actions an executor performs:
 // submit a window's jobs, record a skipped tick, start a verification, pause, resume or
 // cancel jobs. The executor reports back with further events. PlanWindow turns a window into

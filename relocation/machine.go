@@ -65,7 +65,7 @@ type Verification struct {
 	Why string `json:"why,omitempty"`
 }
 
-// State is a relocation's state: everything Decide needs, and all of it persisted.
+// State is a relocation's state: everything Transition needs, and all of it persisted.
 type State struct {
 	// Phase is where the relocation is.
 	Phase Phase
@@ -89,7 +89,7 @@ type State struct {
 	Verified *Verification
 }
 
-// Event is something Decide reacts to: one of the types below.
+// Event is something Transition reacts to: one of the types below.
 type Event interface{ event() }
 
 // Start: the relocation was created at Now.
@@ -178,7 +178,7 @@ func (PauseJobs) action()         {}
 func (ResumeJobs) action()        {}
 func (CancelJobs) action()        {}
 
-// RefusedError says why Decide refused an operator's event in the state it found: a pause
+// RefusedError says why Transition refused an operator's event in the state it found: a pause
 // of a relocation that ended, a cut-over a gate blocks. The state is unchanged.
 type RefusedError struct {
 	// Phase is the relocation's phase.
@@ -194,12 +194,12 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("relocation is %s: %s", e.Phase, e.Reason)
 }
 
-// Decide is the relocation's state machine: it returns the state after ev and what the
+// Transition is the relocation's state machine: it returns the state after ev and what the
 // executor must do. Events from the executor (Clock, WindowEnded, VerificationEnded) are
 // never refused; one that no longer applies (a window of a cancelled relocation) changes
 // nothing. An operator's event that the state forbids returns a *RefusedError and s as it
 // was.
-func Decide(cfg Config, s State, ev Event) (State, []Action, error) {
+func Transition(cfg Config, s State, ev Event) (State, []Action, error) {
 	s = s.clone()
 	switch e := ev.(type) {
 	case Start:
@@ -259,7 +259,7 @@ func Decide(cfg Config, s State, ev Event) (State, []Action, error) {
 	return s, nil, fmt.Errorf("relocation: unknown event %T", ev)
 }
 
-// clone copies the state's pointers, so that Decide never changes the caller's state.
+// clone copies the state's pointers, so that Transition never changes the caller's state.
 func (s State) clone() State {
 	if s.Running != nil {
 		w := *s.Running

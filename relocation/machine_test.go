@@ -74,7 +74,7 @@ func with(s State, f func(*State)) State {
 	return s
 }
 
-func TestDecide(t *testing.T) {
+func TestTransition(t *testing.T) {
 	cases := []struct {
 		name  string
 		s     State
@@ -146,7 +146,7 @@ func TestDecide(t *testing.T) {
 			ev: WindowEnded{Seq: 2, Outcome: WindowFailed, At: at(12 * time.Minute), Why: "region server gone"}, phase: CatchingUp,
 			acts: []string{"record 2 failed"},
 			check: func(t *testing.T, s State) {
-				next, acts, _ := Decide(cfg, s, Clock{Now: at(20 * time.Minute)})
+				next, acts, _ := Transition(cfg, s, Clock{Now: at(20 * time.Minute)})
 				want := []string{fmt.Sprintf("submit 3 catch-up [%d,%d)", ms(-10*time.Minute), ms(20*time.Minute))}
 				if s.Watermark != ms(0) || !reflect.DeepEqual(describe(acts), want) || next.Running == nil {
 					t.Errorf("watermark %d, next tick does %v; want %v", s.Watermark, describe(acts), want)
@@ -161,8 +161,8 @@ func TestDecide(t *testing.T) {
 			s:  with(ready, func(s *State) { s.Phase, s.Verified, s.Verifying = CatchingUp, nil, true }),
 			ev: VerificationEnded{Result: Verification{Until: 1, At: at(15 * time.Minute), Why: "3 differences"}}, phase: CatchingUp, acts: []string{},
 			check: func(t *testing.T, s State) {
-				s, _, _ = Decide(cfg, s, Clock{Now: at(20 * time.Minute)})
-				_, acts, _ := Decide(cfg, s, WindowEnded{Seq: 3, Outcome: Ran, At: at(21 * time.Minute)})
+				s, _, _ = Transition(cfg, s, Clock{Now: at(20 * time.Minute)})
+				_, acts, _ := Transition(cfg, s, WindowEnded{Seq: 3, Outcome: Ran, At: at(21 * time.Minute)})
 				if d := describe(acts); len(d) != 2 || !strings.HasPrefix(d[1], "verify") {
 					t.Errorf("after the next window: %v; want a verification again", d)
 				}
@@ -257,7 +257,7 @@ func TestDecide(t *testing.T) {
 			}),
 			ev: WindowEnded{Seq: 3, Outcome: Ran, At: at(15 * time.Minute)}, phase: CuttingOver, acts: []string{"record 3 ran"},
 			check: func(t *testing.T, s State) {
-				_, acts, _ := Decide(cfg, s, VerificationEnded{Result: *passed})
+				_, acts, _ := Transition(cfg, s, VerificationEnded{Result: *passed})
 				want := []string{fmt.Sprintf("verify [0,%d) final=true", ms(14*time.Minute))}
 				if !reflect.DeepEqual(describe(acts), want) {
 					t.Errorf("after the earlier verification: %v; want %v", describe(acts), want)
@@ -276,9 +276,9 @@ func TestDecide(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := c.s.clone()
-			got, acts, err := Decide(cfg, c.s, c.ev)
+			got, acts, err := Transition(cfg, c.s, c.ev)
 			if !reflect.DeepEqual(c.s, before) {
-				t.Errorf("Decide changed the state it was given")
+				t.Errorf("Transition changed the state it was given")
 			}
 			if c.refused != "" {
 				var re *RefusedError
@@ -313,7 +313,7 @@ func TestLife(t *testing.T) {
 		t.Helper()
 		var acts []Action
 		var err error
-		s, acts, err = Decide(cfg, s, ev)
+		s, acts, err = Transition(cfg, s, ev)
 		if err != nil {
 			t.Fatalf("%T: %v", ev, err)
 		}

@@ -69,7 +69,7 @@ func (d dashSource) Authenticate(ctx context.Context, secret string) (dashboard.
 func (d dashSource) Jobs(ctx context.Context, f dashboard.JobFilter) (dashboard.JobPage, error) {
 	cf := catalog.JobFilter{Cursor: f.Cursor, Limit: f.Limit}
 	for _, s := range f.States {
-		cf.States = append(cf.States, catalog.JobState(s))
+		cf.States = append(cf.States, stateNamed(api.JobState(s)))
 	}
 	jobs, next, err := d.a.listJobs(ctx, cf)
 	if err != nil {
@@ -228,24 +228,19 @@ func (s *Server) claimsByWorker(ctx context.Context) (map[string][]dashboard.Tas
 // the job's history and the audit log.
 func (d dashSource) Act(ctx context.Context, p dashboard.Principal, id string, act dashboard.Action, arg string) error {
 	s := d.a.s
+	by := p.Name + " (dashboard)"
 	var err error
-	var note string
 	switch act {
 	case dashboard.ActionPause, dashboard.ActionResume, dashboard.ActionCancel:
-		ma := master.Action(act)
-		if _, err = master.Control(ctx, s.reg, id, ma); err == nil {
-			note = fmt.Sprintf("%s by %s (dashboard)", ma.Past(), p.Name)
-		} else if errors.Is(err, registry.ErrNotFound) {
-			err = huma.Error404NotFound("job " + id + ": no such job in the registry")
-		} else {
-			err = d.a.problem(err, "job "+id)
+		if err = s.jobs.Control(ctx, id, master.Action(act), by); err != nil {
+			err = d.a.jobProblem(err, "job "+id, http.StatusServiceUnavailable)
 		}
 	case dashboard.ActionBandwidth:
 		var bps float64
 		if bps, err = units.ParseLimit(arg); err != nil {
 			err = huma.Error400BadRequest("bandwidth: " + err.Error())
-		} else if err = s.setBandwidth(ctx, id, bps); err == nil {
-			note = fmt.Sprintf("bandwidth set to %s by %s (dashboard)", rateText(bps), p.Name)
+		} else if err = s.jobs.SetBandwidth(ctx, id, bps, by); err != nil {
+			err = d.a.jobProblem(err, "job "+id, http.StatusServiceUnavailable)
 		}
 	default:
 		err = huma.Error400BadRequest("unknown action " + string(act))
@@ -254,7 +249,6 @@ func (d dashSource) Act(ctx context.Context, p dashboard.Principal, id string, a
 	if err != nil {
 		return dashErr(err)
 	}
-	s.noteEvent(ctx, id, note)
 	return nil
 }
 

@@ -33,8 +33,7 @@ func TestSubmitAfterAdoption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _, err := master.Submit(t.Context(), master.Options{Source: src, Target: tgt, Spec: job.Spec{Table: table},
-		CreateTable: true, ZK: r.s.cfg.ZK, ZKRoot: r.s.cfg.ZKRoot, User: env.Target.User})
+	id, _, err := master.Submit(t.Context(), master.Options{Source: src, Target: tgt, Spec: job.Spec{Table: table}, RunOptions: job.RunOptions{Settings: job.Settings{CreateTable: true}, User: env.Target.User}, ZK: r.s.cfg.ZK, ZKRoot: r.s.cfg.ZKRoot})
 	if err != nil {
 		t.Fatal(err)
 	}

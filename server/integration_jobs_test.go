@@ -12,6 +12,7 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/internal/testsupport"
+	"rangecopy/job"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
 )
@@ -174,7 +175,7 @@ func TestServerJobLifecycle(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		row, err := r.s.Catalog().GetJob(t.Context(), j.ID)
-		if err == nil && row.State == catalog.JobDone && row.FinalReport != "" {
+		if err == nil && row.State == catalog.StateOf(job.StateDone) && row.FinalReport != "" {
 			break
 		}
 		if time.Now().After(deadline) {

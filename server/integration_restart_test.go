@@ -17,6 +17,7 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/internal/testsupport"
+	"rangecopy/job"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
 )
@@ -235,10 +236,10 @@ func TestServerKillAndRestart(t *testing.T) {
 	}
 	var history []string
 	doneEvents := 0
-	prev := catalog.JobState("")
+	var prev catalog.JobState
 	for _, e := range evs {
 		history = append(history, fmt.Sprintf("%s (%s)", e.State, e.Message))
-		if e.State == catalog.JobDone && prev != catalog.JobDone {
+		if e.State == catalog.StateOf(job.StateDone) && prev != catalog.StateOf(job.StateDone) {
 			doneEvents++
 		}
 		prev = e.State
@@ -252,7 +253,7 @@ func TestServerKillAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(row.State) != rj.State.String() || row.State != catalog.JobDone {
+	if row.State.String() != rj.State.String() || row.State != catalog.StateOf(job.StateDone) {
 		t.Errorf("catalog says %s, registry says %s; want both done", row.State, rj.State)
 	}
 	ids, err := reg.Jobs(cctx)

@@ -14,6 +14,7 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/jobs"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/units"
@@ -39,14 +40,8 @@ func knownJobID(id string) error {
 	return nil
 }
 
-// submission is what the catalog keeps as a job's spec.
-func submissionJSON(s api.JobSubmission) catalog.JSONText {
-	b, _ := json.Marshal(s)
-	return catalog.JSONText(b)
-}
-
 // stateOf is the catalog's name of a registry state.
-func stateOf(s registry.JobState) catalog.JobState { return catalog.JobState(s.String()) }
+func stateOf(s registry.JobState) catalog.JobState { return catalog.StateOf(s) }
 
 // live is what the registry says of a job now.
 type live struct {
@@ -91,7 +86,7 @@ func (a *rest) readLive(ctx context.Context, id string) (*live, error) {
 func view(row *catalog.Job, l *live, now time.Time) api.JobOut {
 	var out api.JobOut
 	if row != nil {
-		out = api.JobOut{ID: row.ID, State: api.JobState(row.State), Source: row.SourceCluster, Target: row.TargetCluster,
+		out = api.JobOut{ID: row.ID, State: api.JobState(row.State.String()), Source: row.SourceCluster, Target: row.TargetCluster,
 			Table: row.Table, TargetTable: row.TargetTable, SubmittedBy: row.SubmittedBy,
 			SubmittedAt: row.SubmittedAt, UpdatedAt: row.UpdatedAt, LastError: row.LastError}
 		var sub api.JobSubmission
@@ -107,7 +102,7 @@ func view(row *catalog.Job, l *live, now time.Time) api.JobOut {
 	}
 	if l != nil {
 		out.ID = l.job.ID
-		out.State = api.JobState(stateOf(l.job.State))
+		out.State = api.JobState(stateOf(l.job.State).String())
 		out.Message = l.job.Message
 		if l.rec != nil {
 			if out.Table == "" {
@@ -141,7 +136,7 @@ func view(row *catalog.Job, l *live, now time.Time) api.JobOut {
 		if l == nil {
 			p.Tasks = api.TaskCounts{Total: int(r.Tasks), Done: int(r.TasksDone), Failed: int(r.TasksFailed)}
 		}
-		if r.Error != "" && out.LastError == "" && r.Status != "done" {
+		if r.Error != "" && out.LastError == "" && r.Status != job.ReportDone.String() {
 			out.LastError = r.Error
 		}
 	}
@@ -232,7 +227,7 @@ func (a *rest) registerJobs() {
 	huma.Register(a.h, list, func(ctx context.Context, in *listJobsIn) (*listJobsOutput, error) {
 		f := catalog.JobFilter{Table: in.Table, Cluster: in.Cluster, Cursor: in.Cursor, Limit: in.Limit}
 		for _, s := range in.State {
-			f.States = append(f.States, catalog.JobState(s))
+			f.States = append(f.States, stateNamed(api.JobState(s)))
 		}
 		jobs, next, err := a.listJobs(ctx, f)
 		if err != nil {
@@ -271,16 +266,9 @@ func (a *rest) registerJobs() {
 		o := op(string(act)+"-job", http.MethodPost, "/jobs/{id}/"+string(act), controlSummary(act), catalog.RoleOperator, "jobs")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *jobIDIn) (*jobOutput, error) {
-			if err := knownJobID(in.ID); err != nil {
-				return nil, err
+			if err := a.s.jobs.Control(ctx, in.ID, act, callerOf(ctx).name); err != nil {
+				return nil, a.jobProblem(err, "job "+in.ID, http.StatusServiceUnavailable)
 			}
-			if _, err := master.Control(ctx, a.s.reg, in.ID, act); err != nil {
-				if errors.Is(err, registry.ErrNotFound) {
-					return nil, huma.Error404NotFound("job " + in.ID + ": no such job in the registry")
-				}
-				return nil, a.problem(err, "job "+in.ID)
-			}
-			a.s.noteEvent(ctx, in.ID, fmt.Sprintf("%s by %s", act.Past(), callerOf(ctx).name))
 			v, err := a.jobView(ctx, in.ID)
 			if err != nil {
 				return nil, err
@@ -334,7 +322,7 @@ func (a *rest) listJobs(ctx context.Context, f catalog.JobFilter) ([]api.JobOut,
 			}
 		}
 		v := view(row, l, now)
-		if len(want) > 0 && !slices.Contains(want, catalog.JobState(v.State)) {
+		if len(want) > 0 && !slices.Contains(want, stateNamed(v.State)) {
 			continue
 		}
 		jobs = append(jobs, v)
@@ -344,7 +332,13 @@ func (a *rest) listJobs(ctx context.Context, f catalog.JobFilter) ([]api.JobOut,
 
 // openJobStates are the catalog's states of a job that has not ended.
 func openJobStates() []catalog.JobState {
-	return []catalog.JobState{catalog.JobPending, catalog.JobPlanning, catalog.JobRunning, catalog.JobPaused, catalog.JobCancelling}
+	var open []catalog.JobState
+	for _, s := range catalog.JobStates() {
+		if !s.Final() {
+			open = append(open, s)
+		}
+	}
+	return open
 }
 
 // controlSummary is the summary of an action's operation.
@@ -360,107 +354,26 @@ func controlSummary(act master.Action) string {
 
 // submit answers POST /jobs.
 func (a *rest) submit(ctx context.Context, in *submitIn) (*submitOutput, error) {
-	id, created, err := a.s.Submit(ctx, in.Body, callerOf(ctx).name, in.IdempotencyKey)
+	req, err := jobs.NewRequest(in.Body.Source, in.Body.Target, job.Request(in.Body.CopyRequest))
 	if err != nil {
-		return nil, err
+		return nil, a.jobProblem(err, "job submission", http.StatusBadGateway)
+	}
+	req.By, req.IdempotencyKey = callerOf(ctx).name, in.IdempotencyKey
+	got, err := a.s.jobs.Submit(ctx, req)
+	if err != nil {
+		return nil, a.jobProblem(err, "job submission", http.StatusBadGateway)
 	}
 	status := http.StatusOK
-	if created {
+	if got.Created {
 		status = http.StatusCreated
 	}
-	return a.submitted(ctx, id, status)
+	return a.submitted(ctx, got.ID, status)
 }
 
 // Job returns a job as GET /api/v1/jobs/{id} shows it; a 404 (huma.StatusError) when
 // neither the catalog nor the registry knows it.
 func (s *Server) Job(ctx context.Context, id string) (api.JobOut, error) {
 	return s.api.jobView(ctx, id)
-}
-
-// Submit checks a job as rangecopy copy does, registers it for the masters and workers and
-// records it in the catalog, on behalf of by (a token's name), as POST /api/v1/jobs does. It
-// returns the job's id and whether this made a new run of it: the same copy under way, or an
-// idempotency key used for it before, returns that job with created false. Its errors are
-// the API's answers (huma.StatusError): a 4xx for what the caller got wrong.
-func (s *Server) Submit(ctx context.Context, sub api.JobSubmission, by, idempotencyKey string) (string, bool, error) {
-	a := s.api
-	spec, set, err := job.Request(sub.CopyRequest).Resolve()
-	if err != nil {
-		return "", false, requestProblem(err, "")
-	}
-	src, srcUser, err := a.clusterConfig(ctx, sub.Source, "source")
-	if err != nil {
-		return "", false, err
-	}
-	tgt, tgtUser, err := a.clusterConfig(ctx, sub.Target, "target")
-	if err != nil {
-		return "", false, err
-	}
-	spec.Families = slices.Clone(spec.Families)
-	id := master.JobID(src, tgt, spec)
-	var key *string
-	if idempotencyKey != "" {
-		key = &idempotencyKey
-		held, err := a.s.cat.JobByIdempotencyKey(ctx, idempotencyKey)
-		switch {
-		case err == nil && held.ID == id:
-			return id, false, nil
-		case err == nil:
-			return "", false, huma.Error409Conflict(fmt.Sprintf("Idempotency-Key %q was used for job %s, another copy", idempotencyKey, held.ID))
-		case !errors.Is(err, catalog.ErrNotFound):
-			return "", false, a.problem(err, "idempotency key")
-		}
-	}
-	user := tgtUser
-	if user == "" {
-		user = srcUser
-	}
-	if user == "" {
-		user = a.s.cfg.User
-	}
-	o := master.Options{Source: src, Target: tgt, Spec: spec, Bandwidth: set.Bandwidth, CreateTable: set.CreateTable,
-		KeepSnapshot: set.KeepSnapshot, TaskBytes: set.TaskBytes, Retries: set.Retries, ProtectSource: set.ProtectSource, Pin: set.Pin,
-		ZK: a.s.cfg.ZK, ZKRoot: a.s.cfg.ZKRoot, WorkRoot: a.s.cfg.WorkRoot, User: user, Pool: a.s.pool,
-		Logger: a.s.cfg.Logger.With("job", id)}
-	gotID, existing, err := master.Submit(ctx, o)
-	if err != nil {
-		if errors.Is(err, master.ErrInvalidRequest) {
-			return "", false, huma.Error400BadRequest(err.Error())
-		}
-		a.s.cfg.Logger.Warn("submit failed", "job", id, "err", err)
-		return "", false, huma.Error502BadGateway("cannot submit the job: " + err.Error())
-	}
-	if gotID != id {
-		return "", false, huma.Error500InternalServerError(fmt.Sprintf("job id %s from the engine, %s expected", gotID, id))
-	}
-	row := catalog.Job{ID: id, Spec: submissionJSON(sub), Table: spec.Table, TargetTable: spec.Target(),
-		SourceCluster: sub.Source, TargetCluster: sub.Target, SubmittedBy: by, IdempotencyKey: key}
-	got, created, err := a.s.cat.CreateJob(ctx, row)
-	if err != nil {
-		return "", false, a.problem(err, "job "+id)
-	}
-	if !created && got.SubmittedBy == adoptedBy {
-		// The leader's reconcile saw the registry's record first and adopted it: give the
-		// row what was submitted (who, the clusters, the key).
-		if got, err = a.s.cat.AttachSubmission(ctx, row, adoptedBy); err != nil {
-			return "", false, a.problem(err, "job "+id)
-		}
-		if !existing {
-			created = true
-		}
-	}
-	switch {
-	case existing:
-		return id, false, nil
-	case !created && got.State.Final():
-		// The same copy ran before and ended: this is a new run of it.
-		if _, err := a.s.cat.UpdateJob(ctx, id, catalog.JobUpdate{State: catalog.JobPending,
-			LastError: new(string), FinalReport: new(catalog.JSONText),
-			Message: "submitted again by " + by}); err != nil {
-			return "", false, a.problem(err, "job "+id)
-		}
-	}
-	return id, true, nil
 }
 
 func (a *rest) submitted(ctx context.Context, id string, status int) (*submitOutput, error) {
@@ -477,10 +390,9 @@ func (a *rest) patchJob(ctx context.Context, in *patchJobIn) (*jobOutput, error)
 	if err != nil {
 		return nil, fieldProblem("bandwidth", err.Error(), in.Body.Bandwidth)
 	}
-	if err := a.s.setBandwidth(ctx, in.ID, bps); err != nil {
-		return nil, err
+	if err := a.s.jobs.SetBandwidth(ctx, in.ID, bps, callerOf(ctx).name); err != nil {
+		return nil, a.jobProblem(err, "job "+in.ID, http.StatusServiceUnavailable)
 	}
-	a.s.noteEvent(ctx, in.ID, fmt.Sprintf("bandwidth set to %s by %s", rateText(bps), callerOf(ctx).name))
 	v, err := a.jobView(ctx, in.ID)
 	if err != nil {
 		return nil, err

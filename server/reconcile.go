@@ -10,12 +10,13 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/jobs"
 	"rangecopy/master"
 	"rangecopy/registry"
 )
 
 // adoptedBy is the submitter of a job the catalog learnt of from the registry.
-const adoptedBy = "registry (submitted without the server)"
+const adoptedBy = jobs.AdoptedBy
 
 // regState is what the registry holds of a job, for reconciling.
 type regState struct {
@@ -63,7 +64,7 @@ func reconcilePlan(rows map[string]catalog.Job, reg map[string]regState) []chang
 		if _, ok := reg[id]; ok || row.State.Final() {
 			continue
 		}
-		out = append(out, change{kind: lose, id: id, state: catalog.JobLost,
+		out = append(out, change{kind: lose, id: id, state: catalog.JobLost(),
 			message: fmt.Sprintf("lost: the registry holds no record of the job (it was %s)", row.State)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
@@ -168,7 +169,7 @@ func (s *Server) apply(ctx context.Context, c change, r regState) error {
 			report = &t
 		}
 	}
-	if c.state == catalog.JobFailed || c.state == catalog.JobLost || c.state == catalog.JobPaused {
+	if c.state == catalog.StateOf(job.StateFailed) || c.state == catalog.JobLost() || c.state == catalog.StateOf(job.StatePaused) {
 		m := c.message
 		lastErr = &m
 	}

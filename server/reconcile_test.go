@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rangecopy/catalog"
+	"rangecopy/job"
 )
 
 func TestPrunePlan(t *testing.T) {
@@ -15,23 +16,23 @@ func TestPrunePlan(t *testing.T) {
 		return catalog.Job{ID: id, State: st, UpdatedAt: t0.Add(-age)}
 	}
 	rows := map[string]catalog.Job{
-		"done-old":      old("done-old", catalog.JobDone, 2*time.Hour),
-		"done-older":    old("done-older", catalog.JobDone, 3*time.Hour),
-		"failed-old":    old("failed-old", catalog.JobFailed, 2*time.Hour),
-		"done-recent":   old("done-recent", catalog.JobDone, time.Minute),
-		"running-old":   old("running-old", catalog.JobRunning, 5*time.Hour),
-		"catalog-ahead": old("catalog-ahead", catalog.JobDone, 2*time.Hour),
-		"paused-old":    old("paused-old", catalog.JobPaused, 5*time.Hour),
+		"done-old":      old("done-old", catalog.StateOf(job.StateDone), 2*time.Hour),
+		"done-older":    old("done-older", catalog.StateOf(job.StateDone), 3*time.Hour),
+		"failed-old":    old("failed-old", catalog.StateOf(job.StateFailed), 2*time.Hour),
+		"done-recent":   old("done-recent", catalog.StateOf(job.StateDone), time.Minute),
+		"running-old":   old("running-old", catalog.StateOf(job.StateRunning), 5*time.Hour),
+		"catalog-ahead": old("catalog-ahead", catalog.StateOf(job.StateDone), 2*time.Hour),
+		"paused-old":    old("paused-old", catalog.StateOf(job.StatePaused), 5*time.Hour),
 	}
 	reg := map[string]regState{
-		"done-old":       {state: catalog.JobDone},
-		"done-older":     {state: catalog.JobDone},
-		"failed-old":     {state: catalog.JobFailed},
-		"done-recent":    {state: catalog.JobDone},
-		"running-old":    {state: catalog.JobRunning},
-		"catalog-ahead":  {state: catalog.JobRunning}, // the registry says running: not followed yet
-		"paused-old":     {state: catalog.JobPaused},
-		"not-in-catalog": {state: catalog.JobDone}, // to adopt first
+		"done-old":       {state: catalog.StateOf(job.StateDone)},
+		"done-older":     {state: catalog.StateOf(job.StateDone)},
+		"failed-old":     {state: catalog.StateOf(job.StateFailed)},
+		"done-recent":    {state: catalog.StateOf(job.StateDone)},
+		"running-old":    {state: catalog.StateOf(job.StateRunning)},
+		"catalog-ahead":  {state: catalog.StateOf(job.StateRunning)}, // the registry says running: not followed yet
+		"paused-old":     {state: catalog.StateOf(job.StatePaused)},
+		"not-in-catalog": {state: catalog.StateOf(job.StateDone)}, // to adopt first
 	}
 	if got, want := prunePlan(rows, reg, before, 10), []string{"done-older", "done-old", "failed-old"}; !slices.Equal(got, want) {
 		t.Errorf("prunePlan = %v, want %v (ended in both, since before the retention, oldest first)", got, want)

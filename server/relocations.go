@@ -151,7 +151,7 @@ func (s *Server) applyRelocation(ctx context.Context, id string, ev relocation.E
 		if err != nil {
 			return err
 		}
-		next, out, err := relocation.Decide(cfg, st, ev)
+		next, out, err := relocation.Transition(cfg, st, ev)
 		if err != nil {
 			return err
 		}
@@ -449,9 +449,9 @@ func (s *Server) driveWindow(ctx context.Context, r catalog.Relocation, sc reloc
 		if err != nil {
 			return nil, fmt.Errorf("window %d: job %s: %w", w.Seq, id, err)
 		}
-		switch catalog.JobState(v.State) {
-		case catalog.JobDone:
-		case catalog.JobFailed, catalog.JobCancelled, catalog.JobLost:
+		switch stateNamed(v.State) {
+		case catalog.StateOf(job.StateDone):
+		case catalog.StateOf(job.StateFailed), catalog.StateOf(job.StateCancelled), catalog.JobLost():
 			why := v.LastError
 			if why == "" {
 				why = v.Message
@@ -614,10 +614,10 @@ func (s *Server) rangeCopier(base api.JobSubmission, by string) verify.CopyFunc 
 			if err != nil {
 				return err
 			}
-			switch catalog.JobState(v.State) {
-			case catalog.JobDone:
+			switch stateNamed(v.State) {
+			case catalog.StateOf(job.StateDone):
 				return nil
-			case catalog.JobFailed, catalog.JobCancelled, catalog.JobLost, catalog.JobPaused:
+			case catalog.StateOf(job.StateFailed), catalog.StateOf(job.StateCancelled), catalog.JobLost(), catalog.StateOf(job.StatePaused):
 				return fmt.Errorf("repair job %s %s: %s", id, v.State, v.LastError)
 			}
 			select {

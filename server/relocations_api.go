@@ -181,7 +181,7 @@ func (a *rest) createRelocation(ctx context.Context, in api.RelocationCreate, by
 	if err != nil {
 		return r, huma.Error500InternalServerError(err.Error())
 	}
-	st, acts, err := relocation.Decide(cfg, relocation.State{}, relocation.Start{Now: time.Now().UTC()})
+	st, acts, err := relocation.Transition(cfg, relocation.State{}, relocation.Start{Now: time.Now().UTC()})
 	if err != nil {
 		return r, huma.Error500InternalServerError(err.Error())
 	}

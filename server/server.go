@@ -18,6 +18,7 @@ import (
 	"rangecopy/dashboard"
 	"rangecopy/job"
 	"rangecopy/jobkind"
+	"rangecopy/jobs"
 	"rangecopy/master"
 	"rangecopy/registry"
 	"rangecopy/verify"
@@ -30,6 +31,7 @@ type Server struct {
 	cat     *catalog.Catalog
 	reg     *registry.Registry
 	api     *rest
+	jobs    *jobs.Service
 	dash    *dashboard.Dashboard
 	metrics *serverMetrics
 	promReg *prometheus.Registry
@@ -65,6 +67,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: registry: %w", err)
 	}
 	s.metrics = newServerMetrics(s.promReg, s)
+	s.jobs = s.newJobs()
 	s.api = newAPI(s)
 	if s.dash, err = newDashboard(s); err != nil {
 		s.Close()

@@ -56,13 +56,17 @@ func TestWireCopiesOfEngineTypes(t *testing.T) {
 func TestWireStatesOfTheCatalog(t *testing.T) {
 	jobs := []api.JobState{api.JobPending, api.JobPlanning, api.JobRunning, api.JobPaused, api.JobCancelling,
 		api.JobDone, api.JobFailed, api.JobCancelled, api.JobLost}
-	for _, s := range []catalog.JobState{catalog.JobPending, catalog.JobPlanning, catalog.JobRunning, catalog.JobPaused,
-		catalog.JobCancelling, catalog.JobDone, catalog.JobFailed, catalog.JobCancelled, catalog.JobLost} {
-		if !slices.Contains(jobs, api.JobState(s)) {
+	states := []catalog.JobState{catalog.JobLost()}
+	for _, s := range []job.State{job.StatePending, job.StatePlanning, job.StateRunning, job.StatePaused,
+		job.StateCancelling, job.StateDone, job.StateFailed, job.StateCancelled} {
+		states = append(states, catalog.StateOf(s))
+	}
+	for _, s := range states {
+		if !slices.Contains(jobs, api.JobState(s.String())) {
 			t.Errorf("job state %q is not the API's", s)
 		}
-		if s.Final() != api.JobState(s).Final() {
-			t.Errorf("job state %q: final %v in the catalog, %v in the API", s, s.Final(), api.JobState(s).Final())
+		if s.Final() != api.JobState(s.String()).Final() {
+			t.Errorf("job state %q: final %v in the catalog, %v in the API", s, s.Final(), api.JobState(s.String()).Final())
 		}
 	}
 	for _, s := range []catalog.VerificationState{catalog.VerificationRunning, catalog.VerificationPassed,

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"rangecopy/cluster"
+	"rangecopy/inproc"
 	"rangecopy/job"
-	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
@@ -46,8 +46,7 @@ func copyRows(t *testing.T, env *testenv.Env, spec job.Spec) {
 	t.Helper()
 	src, tgt := clusters(t, env)
 	u := testenv.UniqueName(t, "v")
-	rep, err := local.Copy(t.Context(), local.Options{Options: master.Options{Source: src, Target: tgt, Spec: spec, Workers: 2,
-		ZKRoot: "/rangecopy-test/" + u, WorkRoot: "/tmp/rangecopy-test/" + u, User: env.Target.User, Logger: logger(t)}})
+	rep, err := inproc.Copy(t.Context(), inproc.Options{Options: master.Options{Source: src, Target: tgt, Spec: spec, Workers: 2, ZKRoot: "/rangecopy-test/" + u, RunOptions: job.RunOptions{WorkRoot: "/tmp/rangecopy-test/" + u, User: env.Target.User}, Logger: logger(t)}})
 	if err != nil || rep.Status != job.ReportDone {
 		t.Fatalf("copy %s rows %s: %v (report %+v)", spec.Table, spec.Rows, err, rep)
 	}

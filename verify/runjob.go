@@ -33,7 +33,7 @@ func Record(o Options, names [2]string, now time.Time) job.Record {
 	o.defaults()
 	return job.Record{Kind: job.KindVerify, Snapshot: names[0], Source: o.Source, Target: o.Target,
 		Spec:    job.Spec{Table: o.Table, TargetTable: o.TargetTable, Rows: o.Rows, Time: o.Time, Families: o.Families},
-		Options: job.RunOptions{Bandwidth: o.Bandwidth, User: o.User, KeepSnapshot: o.KeepSnapshots},
+		Options: job.RunOptions{Settings: job.Settings{Bandwidth: o.Bandwidth, KeepSnapshot: o.KeepSnapshots}, User: o.User},
 		Verify: &job.Verification{TargetSnapshot: names[1], Mode: o.Mode.String(), NowMs: now.UnixMilli(), BatchBytes: o.BatchBytes,
 			MaxDiffs: o.MaxDiffs, Only: o.Only, KeepSnapshots: o.KeepSnapshots, ReadAll: o.ReadAll}}
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"rangecopy/api"
+	"rangecopy/inproc"
 	"rangecopy/job"
-	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
@@ -243,8 +243,8 @@ func copyOptions(f copyFlags) (master.Options, error) {
 		return usage("--workers %d: at least 1", f.workers)
 	}
 	o.Workers = f.workers
-	o.Bandwidth, o.TaskBytes, o.Retries, o.ProtectSource = set.Bandwidth, set.TaskBytes, set.Retries, set.ProtectSource
-	o.CreateTable, o.KeepSnapshot, o.DryRun, o.Pin = f.createTable, f.keepSnapshot, f.dryRun, set.Pin
+	o.Settings = set // the job's settings as POST /jobs resolves them
+	o.DryRun = f.dryRun
 	o.Resume = f.resume
 	if err := f.registry.check(); err != nil {
 		return o, err
@@ -356,11 +356,11 @@ func runCopy(ctx context.Context, opts master.Options, mem int64, lf logFlags, j
 		return err
 	}
 	opts.Out = stdout
-	lo := local.Options{Options: opts, Memory: mem}
+	lo := inproc.Options{Options: opts, Memory: mem}
 	if !opts.DryRun {
 		lo.Progress, lo.ProgressInterval = progressPrinter(stderr, opts.Logger, "copy")
 	}
-	rep, err := local.Copy(ctx, lo)
+	rep, err := inproc.Copy(ctx, lo)
 	if opts.DryRun {
 		return err
 	}

@@ -18,8 +18,8 @@ import (
 	"rangecopy/cluster/dial"
 	"rangecopy/fsys"
 	"rangecopy/hashtable"
+	"rangecopy/inproc"
 	"rangecopy/job"
-	"rangecopy/local"
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
@@ -274,8 +274,7 @@ func runVerifyCommand(ctx context.Context, f verifyFlags, stdout, stderr io.Writ
 	if f.repair && !rep.Equal() {
 		o.Logger.Warn("verify: the tables differ; repairing the mismatched ranges", "batches_mismatched", rep.BatchesMismatched,
 			"differences", rep.DifferenceCount, "ranges", len(rep.MismatchedRanges))
-		copyOpts := master.Options{Source: o.Source, Target: o.Target, Workers: 4, Bandwidth: o.Bandwidth,
-			ZK: f.registry.servers(), ZKRoot: f.registry.zkRoot, WorkRoot: f.workDir, User: o.User, Logger: o.Logger}
+		copyOpts := master.Options{Source: o.Source, Target: o.Target, Workers: 4, RunOptions: job.RunOptions{Settings: job.Settings{Bandwidth: o.Bandwidth}, WorkRoot: f.workDir, User: o.User}, ZK: f.registry.servers(), ZKRoot: f.registry.zkRoot, Logger: o.Logger}
 		if rep, err = verify.Repair(ctx, o, rep, repairCopier(copyOpts, o)); err != nil {
 			return err
 		}
@@ -340,12 +339,12 @@ func hashTableDir(ctx context.Context, dir string, o verify.Options) (fsys.FS, s
 }
 
 // repairCopier copies one row range of o's selection with a one-process
-// copy (local.Copy) configured by base.
+// copy (inproc.Copy) configured by base.
 func repairCopier(base master.Options, o verify.Options) verify.CopyFunc {
 	return func(ctx context.Context, rng job.KeyRange) error {
 		co := base
 		co.Spec = job.Spec{Table: o.Table, TargetTable: o.TargetTable, Rows: rng, Time: o.Time, Families: o.Families}
-		rep, err := local.Copy(ctx, local.Options{Options: co})
+		rep, err := inproc.Copy(ctx, inproc.Options{Options: co})
 		if err != nil {
 			return fmt.Errorf("copy rows %s (job %s): %w", rng, rep.Job, err)
 		}

@@ -1,4 +1,4 @@
-// Package copytest holds what the copy tests of master and local share: a
+// Package copytest holds what the copy tests of master and inproc share: a
 // sample source table with binary rows over four regions, rounds of writes
 // flushed into files of their own, and a cell-for-cell comparison of source
 // and target.

@@ -1,4 +1,4 @@
-package local
+package inproc
 
 import (
 	"context"
@@ -98,8 +98,7 @@ func BenchmarkIntegrationSkewedBalance(b *testing.B) {
 		target := fmt.Sprintf("%s_t%d", table, i)
 		times := &taskTimes{}
 		u := fmt.Sprintf("balance-%d", time.Now().UnixNano())
-		o := Options{Options: master.Options{Source: src, Target: tgt, Spec: job.Spec{Table: table, TargetTable: target}, Workers: 4, CreateTable: true,
-			ZKRoot: "/rangecopy-bench/" + u, WorkRoot: "/tmp/rangecopy-bench/" + u, User: env.Target.User, Logger: slog.New(times)}}
+		o := Options{Options: master.Options{Source: src, Target: tgt, Spec: job.Spec{Table: table, TargetTable: target}, Workers: 4, RunOptions: job.RunOptions{Settings: job.Settings{CreateTable: true}, WorkRoot: "/tmp/rangecopy-bench/" + u, User: env.Target.User}, ZKRoot: "/rangecopy-bench/" + u, Logger: slog.New(times)}}
 		rep, err := Copy(ctx, o)
 		env.Target.DeleteTable(context.Background(), target)
 		if err != nil {

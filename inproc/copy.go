@@ -1,10 +1,10 @@
-// Package local runs a copy job in one process (rangecopy copy): it prepares
+// Package inproc runs a copy job in one process (rangecopy copy): it prepares
 // the job with master's Planner (validate, connect, register, pin, plan),
 // runs workers of its own (worker.Serve) on the job's tasks, shows progress,
-// and finishes the job, stepping through master.Decide as the leading master
+// and finishes the job, stepping through master.NextStep as the leading master
 // does. Tasks, claims and checkpoints still go through the registry in
 // ZooKeeper, so the job can be resumed by running the same copy again.
-package local
+package inproc
 
 import (
 	"context"
@@ -93,7 +93,7 @@ func (c *copyRun) run(ctx context.Context) (job.Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		d := master.Decide(v)
+		d := master.NextStep(v)
 		switch d.Step {
 		case master.StepPlan:
 			if j, err = c.p.Plan(ctx, j, rec, &rep); err != nil {
@@ -114,9 +114,9 @@ func (c *copyRun) run(ctx context.Context) (job.Report, error) {
 	}
 }
 
-// view is what Decide needs of the job: its counts and failed tasks.
+// view is what NextStep needs of the job: its counts and failed tasks.
 func (c *copyRun) view(ctx context.Context, j registry.Job, starting bool) (master.View, error) {
-	v := master.View{Runner: master.RunnerLocal, Starting: starting, State: j.State, Now: time.Now()}
+	v := master.View{Runner: master.RunnerInProc, Starting: starting, State: j.State, Now: time.Now()}
 	if j.State != registry.JobRunning {
 		return v, nil
 	}
@@ -292,7 +292,7 @@ func (c *copyRun) watch(ctx context.Context, j registry.Job, pc *progress.Counte
 				lastCount = time.Now()
 				pc.TasksDone.Store(int64(v.Counts.Done))
 				pc.TasksFailed.Store(int64(v.Counts.Failed))
-				if d := master.Decide(v); d.Step == master.StepFinish || d.Step == master.StepStop {
+				if d := master.NextStep(v); d.Step == master.StepFinish || d.Step == master.StepStop {
 					return d, v.Counts, nil
 				}
 			} else if registry.Classify(err) == registry.ActionGiveUp {
