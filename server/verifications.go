@@ -17,8 +17,8 @@ import (
 )
 
 // A verification runs on the server that received it, in a goroutine, as a registry job
-// (verify.RunJob: its units hashed by the embedded workers and any worker agent, their
-// hashes checkpointed); it beats in the catalog every verifyHeartbeat. One whose heartbeat is
+// (verify.Run with the server's registry: its units hashed by the embedded workers and any
+// worker agent, their hashes checkpointed); it beats in the catalog every verifyHeartbeat. One whose heartbeat is
 // older than verifyStale is taken for orphaned (its server stopped) and adopted by the
 // leader, and a server that starts again adopts its own: either runs it again with the same
 // options, so the registry job resumes with its snapshots and the units already hashed.
@@ -382,7 +382,8 @@ func (s *Server) runVerification(ctx context.Context, id string, in Verification
 // verifyOnce runs one verification, with its repair when asked: the state it ends in, its
 // report (JSON) and, in state error, why.
 func (s *Server) verifyOnce(ctx context.Context, in VerificationRequest, o verify.Options) (catalog.VerificationState, catalog.JSONText, string) {
-	first, err := verify.RunJob(ctx, o, s.reg)
+	o.Registry = s.reg
+	first, err := verify.Run(ctx, o)
 	if err != nil {
 		return catalog.VerificationError, "", "verify: " + err.Error()
 	}

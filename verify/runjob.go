@@ -12,13 +12,11 @@ import (
 	"time"
 
 	"rangecopy/cluster"
-	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/progress"
 	"rangecopy/registry"
-	"rangecopy/rowkey"
 	"rangecopy/snapshot"
 	"rangecopy/worker"
 )
@@ -55,26 +53,22 @@ func optionsOf(rec job.Record) (Options, error) {
 	return o, nil
 }
 
-// RunJob verifies as Run does, but through the registry reg, as a job that
-// survives this process: its record names both snapshots, each unit (a
-// side's run of batches in one region) is a task whose checkpoint holds the
-// hashes of its batches hashed so far. The units run in this process,
-// o.Parallelism at a time, and on any worker agent (rangecopy worker, with
-// UnitServer) that serves the registry. Once every unit is done, this
-// process compares the hashes, lists the differences of the mismatched
-// batches, stores the report in the job (registry.NodeVerification), ends
-// the job and releases the snapshots.
+// runJob is Run through the registry o.Registry, as a job that survives
+// this process: its record names both snapshots, each unit (a side's run of
+// batches in one region) is a task whose checkpoint holds the hashes of its
+// batches hashed so far. The units run in this process, o.Parallelism at a
+// time, and on any worker agent (rangecopy worker, with UnitServer) that
+// serves the registry. Once every unit is done, this process compares the
+// hashes, lists the differences of the mismatched batches, stores the
+// report in the job (registry.NodeVerification), ends the job and releases
+// the snapshots.
 //
 // Run again with the same o (JobID) after it stopped part way, it resumes:
 // the same snapshots, the hashes of the units done kept, the others hashed
 // from their checkpoints. A job of the same verification that ended is
 // replaced by a new one (new snapshots).
-func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, error) {
-	o.defaults()
-	start := time.Now()
-	if err := o.check(); err != nil {
-		return Report{}, err
-	}
+func runJob(ctx context.Context, o Options, start time.Time) (Report, error) {
+	reg := o.Registry
 	id := JobID(o)
 	log := o.Logger.With("job", id)
 	j, err := reg.Job(ctx, id)
@@ -105,11 +99,9 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	ro.Logger, ro.Parallelism, ro.DialTimeout = o.Logger, o.Parallelism, o.DialTimeout
 	ro.defaults()
 
-	var limiter fsys.Limiter
-	if ro.Bandwidth > 0 {
-		if limiter, err = worker.NewRateLimit(ro.Bandwidth); err != nil {
-			return Report{}, fmt.Errorf("verify: bandwidth: %w", err)
-		}
+	limiter, err := newLimiter(ro.Bandwidth)
+	if err != nil {
+		return Report{}, err
 	}
 	var read atomic.Int64
 	names := [2]string{rec.Snapshot, rec.Verify.TargetSnapshot}
@@ -144,9 +136,8 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	if err != nil {
 		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
 	}
-	rep := Report{Version: ReportVersion, SourceTable: ro.Table, TargetTable: ro.TargetTable, Mode: ro.Mode,
-		StartRow: rowkey.Format(ro.Rows.Start), StopRow: rowkey.Format(ro.Rows.End), MinTimeMs: ro.Time.Min, MaxTimeMs: ro.Time.Max,
-		Families: families, SourceSnapshot: names[0], TargetSnapshot: names[1], Job: id, Units: len(tasks), UnitsResumed: len(doneBefore)}
+	rep := newReport(ro, families, names)
+	rep.Job, rep.Units, rep.UnitsResumed = id, len(tasks), len(doneBefore)
 	log.Info("verify: units", "units", len(tasks), "done_before", len(doneBefore), "to_hash", len(tasks)-len(doneBefore))
 	if pc := o.Progress; pc != nil {
 		pc.TasksTotal.Store(int64(len(tasks)))
@@ -192,12 +183,10 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	if err != nil {
 		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
 	}
-	rep.Batches = len(batches)
-	if err := compare(ctx, sides, families, batches, hashes, ro, &rep); err != nil {
+	// The bytes read are the units', wherever they ran, and the narrowing's here.
+	if err := finish(ctx, sides, families, batches, hashes, ro, &rep, unitBytes+read.Load(), start); err != nil {
 		return Report{}, err
 	}
-	rep.BytesRead = unitBytes + read.Load() // the units', wherever they ran, and the narrowing's here
-	rep.ElapsedMs = time.Since(start).Milliseconds()
 	endCtx := context.WithoutCancel(ctx)
 	if b, err := json.Marshal(rep); err == nil && len(b) <= registry.MaxSpec {
 		if err := reg.PutJobData(endCtx, id, registry.NodeVerification, b); err != nil {
@@ -275,15 +264,10 @@ func planJob(ctx context.Context, reg *registry.Registry, j registry.Job, sides 
 			return j, fmt.Errorf("verify: job %s: plan: %w", j.ID, err)
 		}
 	}
-	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
-	if o.Only != nil {
-		batches = overlapping(batches, o.Only)
-	}
-	units, err := sideUnits(sides, batches)
+	batches, units, err := planUnits(ctx, sides, families, o)
 	if err != nil {
 		return j, err
 	}
-	units = splitProven(units, provenBatches(ctx, sides, families, batches, o))
 	ids, specs := unitTasks(units, batches, MaxUnitBatches, maxUnitSpec)
 	tasks := make([]registry.Task, len(ids))
 	for i := range ids {
