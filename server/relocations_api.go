@@ -13,8 +13,10 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/relocate"
 	"rangecopy/relocation"
 	"rangecopy/units"
+	"rangecopy/verify"
 )
 
 // RelocationCreate is the body of POST /relocations.
@@ -72,6 +74,44 @@ type WindowOut struct {
 	LagMs        int64      `json:"lagMs" doc:"finishedAt minus snapshotTime, for a window that ran"`
 	Outcome      string     `json:"outcome" enum:"running,ran,skipped,failed" doc:"how it ended"`
 	Why          string     `json:"why,omitempty" doc:"why it failed or was skipped"`
+}
+
+// RelocationReport is what a verification of a relocation's scope found and repaired; the
+// cut-over's is stored as the relocation's report (written by relocate, as relocate.Report).
+type RelocationReport struct {
+	Tables []TableVerification `json:"tables" doc:"per table"`
+	// Until is the end of the time range verified, [0, until).
+	Until int64 `json:"until" doc:"the time range verified is [0, until), ms"`
+	// CellsCompared counts the source cells compared over every table.
+	CellsCompared int64 `json:"cellsCompared" doc:"source cells compared, every table"`
+	// BatchesProven counts the batches matched unread, by file checksums.
+	BatchesProven int `json:"batchesProven" doc:"batches matched without reading them, every table: their store files the same on both sides by HDFS checksums (their cells are not in cellsCompared)"`
+	// Differences counts the cells that differed before the repair; Remaining after it.
+	Differences int64 `json:"differences" doc:"differing cells found, before the repair"`
+	Remaining   int64 `json:"remaining" doc:"differing cells left after the repair"`
+	// RangesRecopied counts the row ranges the repair copied again.
+	RangesRecopied int `json:"rangesRecopied" doc:"row ranges re-copied by the repair"`
+	// BytesCopied sums the input bytes of every window; BytesVerified the HFile bytes the
+	// verification read.
+	BytesCopied   int64 `json:"bytesCopied" doc:"input bytes of every window's jobs"`
+	BytesVerified int64 `json:"bytesVerified" doc:"HFile bytes read by the verification, both sides"`
+	// Windows counts the windows by outcome.
+	Windows map[string]int `json:"windows" doc:"windows by outcome (ran, skipped, failed)"`
+	// DurationMs is how long the relocation took, creation to report; VerifyMs the
+	// verification's part.
+	DurationMs int64 `json:"durationMs" doc:"from the relocation's creation to this report"`
+	VerifyMs   int64 `json:"verifyMs" doc:"how long the verification and repair took"`
+}
+
+// TableVerification is one table's part of a RelocationReport.
+type TableVerification struct {
+	Source         string         `json:"source" doc:"source table"`
+	Target         string         `json:"target" doc:"target table"`
+	CellsCompared  int64          `json:"cellsCompared" doc:"source cells compared"`
+	BatchesProven  int            `json:"batchesProven" doc:"batches matched unread, by file checksums"`
+	Differences    int64          `json:"differences" doc:"differing cells before the repair"`
+	Remaining      int64          `json:"remaining" doc:"differing cells after the repair"`
+	RangesRecopied []verify.Range `json:"rangesRecopied,omitempty" doc:"row ranges copied again"`
 }
 
 // RelocationOut is a relocation as the API shows it.
@@ -143,10 +183,10 @@ func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windo
 		out.Tables = append(out.Tables, relocation.TableMap{Source: t.Source, Target: t.Target})
 	}
 	var st relocation.State
-	cfg, _, cfgErr := relocationConfig(r)
+	cfg, _, cfgErr := relocate.ConfigOf(r)
 	err := s.cat.ReadRelocation(ctx, r.ID, func(cur catalog.Relocation, tx catalog.RelocationTx) error {
 		var err error
-		st, err = machineState(cur, tx)
+		st, err = relocate.StateOf(cur, tx)
 		return err
 	})
 	if err != nil {
@@ -258,11 +298,11 @@ func (a *api) createRelocation(ctx context.Context, in RelocationCreate, by stri
 	if err != nil {
 		fe.add("schedule", err.Error(), in.Schedule)
 	}
-	margin, err := parseDuration(in.Margin, DefaultMargin)
+	margin, err := parseDuration(in.Margin, relocate.DefaultMargin)
 	if err != nil {
 		fe.add("margin", err.Error(), in.Margin)
 	}
-	maxLag, err := parseDuration(in.MaxLag, DefaultMaxLag)
+	maxLag, err := parseDuration(in.MaxLag, relocate.DefaultMaxLag)
 	if err == nil && maxLag == 0 {
 		err = fmt.Errorf("must be more than 0")
 	}
@@ -272,26 +312,15 @@ func (a *api) createRelocation(ctx context.Context, in RelocationCreate, by stri
 	if err := fe.err(); err != nil {
 		return r, err
 	}
-	_ = sched // parsed again from r.Schedule by relocationConfig
+	_ = sched // parsed again from r.Schedule by relocate.Started
 	r.MarginMs, r.MaxLagMs = margin.Milliseconds(), maxLag.Milliseconds()
-	cfg, _, err := relocationConfig(r)
+	r, windows, err := relocate.Started(r, time.Now().UTC())
 	if err != nil {
 		return r, huma.Error500InternalServerError(err.Error())
-	}
-	st, acts, err := relocation.Decide(cfg, relocation.State{}, relocation.Start{Now: time.Now().UTC()})
-	if err != nil {
-		return r, huma.Error500InternalServerError(err.Error())
-	}
-	putState(&r, st, time.Now().UTC())
-	var windows []catalog.RelocationWindow
-	for _, act := range acts {
-		if sw, ok := act.(relocation.SubmitWindow); ok {
-			windows = append(windows, windowRow(sw.Window, nil))
-		}
 	}
 	overlap := func(open []catalog.Relocation) error {
 		for _, o := range open {
-			_, osc, err := relocationConfig(o)
+			_, osc, err := relocate.ConfigOf(o)
 			if err != nil {
 				continue
 			}
@@ -377,7 +406,7 @@ func (a *api) registerRelocations() {
 		o := op(act.name+"-relocation", http.MethodPost, "/relocations/{id}/"+act.name, act.summary, catalog.RoleOperator, "relocations")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *relocationIDIn) (*relocationOutput, error) {
-			r, err := s.relocationEvent(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name), nil, nil)
+			r, err := s.relocs.Apply(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name))
 			if err != nil {
 				return nil, a.relocationProblem(err, in.ID)
 			}
@@ -444,7 +473,7 @@ func (a *api) patchRelocation(ctx context.Context, id string, p RelocationPatch)
 	var margin time.Duration
 	if p.Margin != nil {
 		var err error
-		if margin, err = parseDuration(*p.Margin, DefaultMargin); err != nil {
+		if margin, err = parseDuration(*p.Margin, relocate.DefaultMargin); err != nil {
 			fe.add("margin", err.Error(), *p.Margin)
 		}
 	}
@@ -513,11 +542,11 @@ func (a *api) cutover(ctx context.Context, id string, force, dryRun bool) (*stru
 	if dryRun {
 		var plan relocation.CutoverPlan
 		err := s.cat.ReadRelocation(ctx, id, func(cur catalog.Relocation, tx catalog.RelocationTx) error {
-			cfg, _, err := relocationConfig(cur)
+			cfg, _, err := relocate.ConfigOf(cur)
 			if err != nil {
 				return err
 			}
-			st, err := machineState(cur, tx)
+			st, err := relocate.StateOf(cur, tx)
 			if err != nil {
 				return err
 			}
@@ -535,7 +564,7 @@ func (a *api) cutover(ctx context.Context, id string, force, dryRun bool) (*stru
 		out.Body.Relocation = v
 		return out, nil
 	}
-	r, err = s.relocationEvent(ctx, id, relocation.Cutover{By: callerOf(ctx).name, Now: time.Now(), Force: force}, nil, nil)
+	r, err = s.relocs.Apply(ctx, id, relocation.Cutover{By: callerOf(ctx).name, Now: time.Now(), Force: force})
 	if err != nil {
 		return nil, a.relocationProblem(err, id)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/rowkey"
 	"rangecopy/verify"
 )
 
@@ -414,6 +416,39 @@ func (s *Server) verifyOnce(ctx context.Context, in VerificationRequest, o verif
 		return catalog.VerificationPassed, catalog.JSONText(b), ""
 	}
 	return catalog.VerificationFailed, catalog.JSONText(b), ""
+}
+
+// rangeCopier copies one row range of base's table again (base's rows replaced by the
+// range), as a job of the server submitted on behalf of by, and waits for it.
+func (s *Server) rangeCopier(base JobSubmission, by string) verify.CopyFunc {
+	return func(ctx context.Context, rng job.KeyRange) error {
+		sub := base
+		sub.Families = slices.Clone(base.Families)
+		sub.StartRow, sub.StopRow = rowkey.Format(rng.Start), rowkey.Format(rng.End)
+		id, _, err := s.Submit(ctx, sub, by, "")
+		if err != nil {
+			return err
+		}
+		t := time.NewTicker(s.cfg.Poll)
+		defer t.Stop()
+		for {
+			v, err := s.Job(ctx, id)
+			if err != nil {
+				return err
+			}
+			switch catalog.JobState(v.State) {
+			case catalog.JobDone:
+				return nil
+			case catalog.JobFailed, catalog.JobCancelled, catalog.JobLost, catalog.JobPaused:
+				return fmt.Errorf("repair job %s %s: %s", id, v.State, v.LastError)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+	}
 }
 
 type verificationIDIn struct {
