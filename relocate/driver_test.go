@@ -2,6 +2,7 @@ package relocate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -224,5 +225,49 @@ func TestApplyControlsJobs(t *testing.T) {
 	}
 	if relocation.Phase(r.Phase) != relocation.Cancelled || !strings.HasSuffix(strings.Join(jobs.controls, ","), "j1 cancel,j2 cancel") {
 		t.Errorf("cancelled: phase %s, controls %v", r.Phase, jobs.controls)
+	}
+}
+
+// TestCutoverReport: a forced cut-over runs the final window, then the final verification
+// (on the leading driver, through the Verifier) whose report is stored with the windows'
+// part; the relocation is done.
+func TestCutoverReport(t *testing.T) {
+	ctx := t.Context()
+	d, jobs, r := newTestDriver(t)
+	d.setTerm(ctx) // leads
+	defer d.stopAll()
+	step := func() {
+		t.Helper()
+		var err error
+		if r, err = d.step(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step()
+	jobs.set("j1", Outcome{State: JobDone, BytesRead: 100})
+	jobs.set("j2", Outcome{State: JobDone, BytesRead: 50})
+	step()
+	r, err := d.Apply(ctx, r.ID, relocation.Cutover{By: "op", Now: time.Now(), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step() // submits the final window
+	jobs.set("j3", Outcome{State: JobDone, BytesRead: 7})
+	jobs.set("j4", Outcome{State: JobDone, BytesRead: 3})
+	deadline := time.Now().Add(10 * time.Second)
+	for relocation.Phase(r.Phase) != relocation.Done {
+		if time.Now().After(deadline) || relocation.Phase(r.Phase).Final() {
+			t.Fatalf("cut-over: phase %s (%s), verifying %v", r.Phase, r.Why, r.Verifying)
+		}
+		step()
+		time.Sleep(10 * time.Millisecond)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(r.Report), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tables) != 2 || rep.Tables[1].Target != "ns:u2" || rep.CellsCompared != 20 || rep.BytesCopied != 160 ||
+		rep.Windows[string(relocation.Ran)] != 2 || rep.Remaining != 0 {
+		t.Errorf("report: %+v", rep)
 	}
 }
