@@ -290,7 +290,7 @@ func (d dashSource) RelocationAction(ctx context.Context, p dashboard.Principal,
 	path := "/relocations/" + id + "/" + string(act)
 	switch act {
 	case dashboard.RelocationPause, dashboard.RelocationResume, dashboard.RelocationCancel:
-		_, err = d.a.s.relocationEvent(ctx, id, controlEvent(string(act), p.Name+" (dashboard)"), nil, nil)
+		_, err = d.a.s.relocs.Apply(ctx, id, controlEvent(string(act), p.Name+" (dashboard)"))
 		if err != nil {
 			err = d.a.problem(err, "relocation "+id)
 		}

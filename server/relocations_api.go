@@ -14,6 +14,7 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/relocate"
 	"rangecopy/relocation"
 	"rangecopy/units"
 )
@@ -46,10 +47,10 @@ func (s *Server) relocationView(ctx context.Context, r catalog.Relocation, windo
 		out.Tables = append(out.Tables, api.TableMap{Source: t.Source, Target: t.Target})
 	}
 	var st relocation.State
-	cfg, _, cfgErr := relocationConfig(r)
+	cfg, _, cfgErr := relocate.ConfigOf(r)
 	err := s.cat.ReadRelocation(ctx, r.ID, func(cur catalog.Relocation, tx catalog.RelocationTx) error {
 		var err error
-		st, err = machineState(cur, tx)
+		st, err = relocate.StateOf(cur, tx)
 		return err
 	})
 	if err != nil {
@@ -161,11 +162,11 @@ func (a *rest) createRelocation(ctx context.Context, in api.RelocationCreate, by
 	if err != nil {
 		fe.add("schedule", err.Error(), in.Schedule)
 	}
-	margin, err := parseDuration(in.Margin, DefaultMargin)
+	margin, err := parseDuration(in.Margin, relocate.DefaultMargin)
 	if err != nil {
 		fe.add("margin", err.Error(), in.Margin)
 	}
-	maxLag, err := parseDuration(in.MaxLag, DefaultMaxLag)
+	maxLag, err := parseDuration(in.MaxLag, relocate.DefaultMaxLag)
 	if err == nil && maxLag == 0 {
 		err = fmt.Errorf("must be more than 0")
 	}
@@ -175,26 +176,15 @@ func (a *rest) createRelocation(ctx context.Context, in api.RelocationCreate, by
 	if err := fe.err(); err != nil {
 		return r, err
 	}
-	_ = sched // parsed again from r.Schedule by relocationConfig
+	_ = sched // parsed again from r.Schedule by relocate.Started
 	r.MarginMs, r.MaxLagMs = margin.Milliseconds(), maxLag.Milliseconds()
-	cfg, _, err := relocationConfig(r)
+	r, windows, err := relocate.Started(r, time.Now().UTC())
 	if err != nil {
 		return r, huma.Error500InternalServerError(err.Error())
-	}
-	st, acts, err := relocation.Transition(cfg, relocation.State{}, relocation.Start{Now: time.Now().UTC()})
-	if err != nil {
-		return r, huma.Error500InternalServerError(err.Error())
-	}
-	putState(&r, st, time.Now().UTC())
-	var windows []catalog.RelocationWindow
-	for _, act := range acts {
-		if sw, ok := act.(relocation.SubmitWindow); ok {
-			windows = append(windows, windowRow(sw.Window, nil))
-		}
 	}
 	overlap := func(open []catalog.Relocation) error {
 		for _, o := range open {
-			_, osc, err := relocationConfig(o)
+			_, osc, err := relocate.ConfigOf(o)
 			if err != nil {
 				continue
 			}
@@ -276,7 +266,7 @@ func (a *rest) registerRelocations() {
 		o := op(act.name+"-relocation", http.MethodPost, "/relocations/{id}/"+act.name, act.summary, catalog.RoleOperator, "relocations")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *relocationIDIn) (*relocationOutput, error) {
-			r, err := s.relocationEvent(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name), nil, nil)
+			r, err := s.relocs.Apply(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name))
 			if err != nil {
 				return nil, a.problem(err, "relocation "+in.ID)
 			}
@@ -331,7 +321,7 @@ func (a *rest) patchRelocation(ctx context.Context, id string, p api.RelocationP
 	var margin time.Duration
 	if p.Margin != nil {
 		var err error
-		if margin, err = parseDuration(*p.Margin, DefaultMargin); err != nil {
+		if margin, err = parseDuration(*p.Margin, relocate.DefaultMargin); err != nil {
 			fe.add("margin", err.Error(), *p.Margin)
 		}
 	}
@@ -400,11 +390,11 @@ func (a *rest) cutover(ctx context.Context, id string, force, dryRun bool) (*str
 	if dryRun {
 		var plan relocation.CutoverPlan
 		err := s.cat.ReadRelocation(ctx, id, func(cur catalog.Relocation, tx catalog.RelocationTx) error {
-			cfg, _, err := relocationConfig(cur)
+			cfg, _, err := relocate.ConfigOf(cur)
 			if err != nil {
 				return err
 			}
-			st, err := machineState(cur, tx)
+			st, err := relocate.StateOf(cur, tx)
 			if err != nil {
 				return err
 			}
@@ -422,7 +412,7 @@ func (a *rest) cutover(ctx context.Context, id string, force, dryRun bool) (*str
 		out.Body.Relocation = v
 		return out, nil
 	}
-	r, err = s.relocationEvent(ctx, id, relocation.Cutover{By: callerOf(ctx).name, Now: time.Now(), Force: force}, nil, nil)
+	r, err = s.relocs.Apply(ctx, id, relocation.Cutover{By: callerOf(ctx).name, Now: time.Now(), Force: force})
 	if err != nil {
 		return nil, a.problem(err, "relocation "+id)
 	}

@@ -21,6 +21,7 @@ import (
 	"rangecopy/jobs"
 	"rangecopy/master"
 	"rangecopy/registry"
+	"rangecopy/relocate"
 	"rangecopy/verify"
 	"rangecopy/worker"
 )
@@ -40,7 +41,7 @@ type Server struct {
 	pool    *dial.Pool // connections to the jobs' clusters, kept warm across jobs
 	leading sync.Mutex // held while a term's reconciler runs
 	isLead  bool
-	relocs  relocator
+	relocs  *relocate.Driver
 	verifs  verifier
 }
 
@@ -69,6 +70,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.metrics = newServerMetrics(s.promReg, s)
 	s.jobs = s.newJobs()
 	s.api = newAPI(s)
+	s.relocs = newRelocations(s)
 	if s.dash, err = newDashboard(s); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)
@@ -178,7 +180,7 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // lead runs for each term of leadership: it reconciles the catalog with the registry at
-// once and then every Reconcile, and drives the relocations (runRelocations).
+// once and then every Reconcile, and drives the relocations (relocate.Driver.Run).
 func (s *Server) lead(ctx context.Context) {
 	s.leading.Lock()
 	s.isLead = true
@@ -187,7 +189,7 @@ func (s *Server) lead(ctx context.Context) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.runRelocations(ctx)
+		s.relocs.Run(ctx)
 	}()
 	defer wg.Wait()
 	defer func() {

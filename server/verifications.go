@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,12 +15,13 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/rowkey"
 	"rangecopy/verify"
 )
 
 // A verification runs on the server that received it, in a goroutine, as a registry job
-// (verify.RunJob: its units hashed by the embedded workers and any worker agent, their
-// hashes checkpointed); it beats in the catalog every verifyHeartbeat. One whose heartbeat is
+// (verify.Run with the server's registry: its units hashed by the embedded workers and any
+// worker agent, their hashes checkpointed); it beats in the catalog every verifyHeartbeat. One whose heartbeat is
 // older than verifyStale is taken for orphaned (its server stopped) and adopted by the
 // leader, and a server that starts again adopts its own: either runs it again with the same
 // options, so the registry job resumes with its snapshots and the units already hashed.
@@ -318,7 +320,8 @@ func (s *Server) runVerification(ctx context.Context, id string, in api.Verifica
 // verifyOnce runs one verification, with its repair when asked: the state it ends in, its
 // report (JSON) and, in state error, why.
 func (s *Server) verifyOnce(ctx context.Context, in api.VerificationRequest, o verify.Options) (catalog.VerificationState, catalog.JSONText, string) {
-	first, err := verify.RunJob(ctx, o, s.reg)
+	o.Registry = s.reg
+	first, err := verify.Run(ctx, o)
 	if err != nil {
 		return catalog.VerificationError, "", "verify: " + err.Error()
 	}
@@ -349,6 +352,39 @@ func (s *Server) verifyOnce(ctx context.Context, in api.VerificationRequest, o v
 		return catalog.VerificationPassed, catalog.JSONText(b), ""
 	}
 	return catalog.VerificationFailed, catalog.JSONText(b), ""
+}
+
+// rangeCopier copies one row range of base's table again (base's rows replaced by the
+// range), as a job of the server submitted on behalf of by, and waits for it.
+func (s *Server) rangeCopier(base api.JobSubmission, by string) verify.CopyFunc {
+	return func(ctx context.Context, rng job.KeyRange) error {
+		sub := base
+		sub.Families = slices.Clone(base.Families)
+		sub.StartRow, sub.StopRow = rowkey.Format(rng.Start), rowkey.Format(rng.End)
+		id, _, err := s.Submit(ctx, sub, by, "")
+		if err != nil {
+			return err
+		}
+		t := time.NewTicker(s.cfg.Poll)
+		defer t.Stop()
+		for {
+			v, err := s.Job(ctx, id)
+			if err != nil {
+				return err
+			}
+			switch v.State {
+			case api.JobDone:
+				return nil
+			case api.JobFailed, api.JobCancelled, api.JobLost, api.JobPaused:
+				return fmt.Errorf("repair job %s %s: %s", id, v.State, v.LastError)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+	}
 }
 
 type verificationIDIn struct {

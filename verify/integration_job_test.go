@@ -63,6 +63,7 @@ func TestVerifyJobResumesAfterKill(t *testing.T) {
 	}
 
 	reg := jobRegistry(t, env)
+	o.Registry = reg
 	o.Parallelism = 1
 	o.Bandwidth = 24 << 10 // slow enough to stop part way
 	id := verify.JobID(o)
@@ -79,7 +80,7 @@ func TestVerifyJobResumesAfterKill(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	_, err := verify.RunJob(ctx, o, reg)
+	_, err := verify.Run(ctx, o)
 	cancel()
 	<-killed
 	if !errors.Is(err, context.Canceled) {
@@ -112,7 +113,7 @@ func TestVerifyJobResumesAfterKill(t *testing.T) {
 	start = time.Now()
 	var shown progress.Counters
 	o.Progress = &shown
-	got, err := verify.RunJob(t.Context(), o, reg)
+	got, err := verify.Run(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestVerifyJobResumesAfterKill(t *testing.T) {
 	}
 
 	// Run again once ended: a new verification, every unit hashed anew.
-	again, err := verify.RunJob(t.Context(), o, reg)
+	again, err := verify.Run(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +159,7 @@ func TestVerifyJobOnWorkerAgent(t *testing.T) {
 	want := run(t, o)
 
 	reg := jobRegistry(t, env)
+	o.Registry = reg
 	actx, stop := context.WithCancel(t.Context())
 	agentDone := make(chan error, 1)
 	go func() {
@@ -172,7 +174,7 @@ func TestVerifyJobOnWorkerAgent(t *testing.T) {
 	}()
 	o.LeaveUnits = true
 	start := time.Now()
-	got, err := verify.RunJob(t.Context(), o, reg)
+	got, err := verify.Run(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,9 @@ func Repair(ctx context.Context, o Options, rep Report, copyRange CopyFunc) (Rep
 		}
 		repaired = append(repaired, Range{StartRow: rowkey.Format(r.Start), StopRow: rowkey.Format(r.End)})
 	}
-	o.Only = ranges
+	// The re-check reads only the repaired ranges' batches: it runs in this
+	// process, not as a registry job.
+	o.Only, o.Registry, o.LeaveUnits, o.Progress = ranges, nil, false, nil
 	again, err := Run(ctx, o)
 	if err != nil {
 		return rep, fmt.Errorf("verify: check the repaired ranges: %w", err)

@@ -65,7 +65,7 @@ type Report struct {
 	// Repaired lists the ranges re-copied by a repair, if one ran.
 	Repaired []Range `json:"repaired,omitempty"`
 	// Job is the registry job of a verification run through the registry
-	// (RunJob); Units counts its units (tasks: a side's batches in one
+	// (Options.Registry); Units counts its units (tasks: a side's batches in one
 	// region), UnitsResumed those found hashed by an earlier run (or by
 	// worker agents) and UnitsHashed those this run hashed, whole or from
 	// a checkpoint.

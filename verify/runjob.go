@@ -12,14 +12,12 @@ import (
 	"time"
 
 	"rangecopy/cluster"
-	"rangecopy/fsys"
 	"rangecopy/hbase"
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/jobkind"
 	"rangecopy/progress"
 	"rangecopy/registry"
-	"rangecopy/rowkey"
 	"rangecopy/snapshot"
 )
 
@@ -55,61 +53,35 @@ func optionsOf(rec job.Record) (Options, error) {
 	return o, nil
 }
 
-// RunJob verifies as Run does, but through the registry reg, as a job that
-// survives this process: its record names both snapshots, each unit (a
-// side's run of batches in one region) is a task whose checkpoint holds the
-// hashes of its batches hashed so far. The units run in this process,
-// o.Parallelism at a time, and on any worker agent (rangecopy worker, with
-// UnitServer) that serves the registry. Once every unit is done, this
-// process compares the hashes, lists the differences of the mismatched
-// batches, stores the report in the job (registry.NodeVerification), ends
-// the job and releases the snapshots.
+// runJob is Run through the registry o.Registry, as a job that survives
+// this process: its record names both snapshots, each unit (a side's run of
+// batches in one region) is a task whose checkpoint holds the hashes of its
+// batches hashed so far. The units run in this process, o.Parallelism at a
+// time, and on any worker agent (rangecopy worker, with UnitServer) that
+// serves the registry. Once every unit is done, this process compares the
+// hashes, lists the differences of the mismatched batches, stores the
+// report in the job (registry.NodeVerification), ends the job and releases
+// the snapshots.
 //
 // Run again with the same o (JobID) after it stopped part way, it resumes:
 // the same snapshots, the hashes of the units done kept, the others hashed
 // from their checkpoints. A job of the same verification that ended is
 // replaced by a new one (new snapshots).
-func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, error) {
-	o.defaults()
-	start := time.Now()
-	if err := o.check(); err != nil {
-		return Report{}, err
-	}
+func runJob(ctx context.Context, o Options, start time.Time) (Report, error) {
+	reg := o.Registry
 	id := JobID(o)
 	log := o.Logger.With("job", id)
-	j, err := reg.Job(ctx, id)
-	switch {
-	case errors.Is(err, registry.ErrNotFound):
-		j, err = createJob(ctx, reg, id, o)
-	case err != nil:
-		err = fmt.Errorf("verify: job %s: %w", id, err)
-	case j.State.Final():
-		log.Info("verify: the same verification ended before; starting a new one", "state", j.State.String())
-		if err = dropJob(ctx, reg, j, o); err == nil {
-			j, err = createJob(ctx, reg, id, o)
-		}
-	default:
-		log.Info("verify: resuming the verification", "state", j.State.String())
-	}
+	j, err := findJob(ctx, reg, id, o, log)
 	if err != nil {
 		return Report{}, err
 	}
-	rec, err := job.DecodeRecord(j.Spec)
+	rec, ro, err := jobOptions(j, o)
 	if err != nil {
-		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
+		return Report{}, err
 	}
-	ro, err := optionsOf(rec)
+	limiter, err := newLimiter(ro.Bandwidth)
 	if err != nil {
-		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
-	}
-	ro.Logger, ro.Parallelism, ro.DialTimeout = o.Logger, o.Parallelism, o.DialTimeout
-	ro.defaults()
-
-	var limiter fsys.Limiter
-	if ro.Bandwidth > 0 {
-		if limiter, err = fsys.NewRateLimit(ro.Bandwidth); err != nil {
-			return Report{}, fmt.Errorf("verify: bandwidth: %w", err)
-		}
+		return Report{}, err
 	}
 	var read atomic.Int64
 	names := [2]string{rec.Snapshot, rec.Verify.TargetSnapshot}
@@ -126,27 +98,12 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	if j.State != registry.JobRunning {
 		return Report{}, fmt.Errorf("verify: job %s is %s (resume it, or cancel it and run again)", id, j.State)
 	}
-	// Failed units (of a run that stopped on them) are tried again.
-	failed, err := reg.TasksWith(ctx, id, registry.StatusFailed)
+	tasks, doneBefore, err := jobUnits(ctx, reg, id)
 	if err != nil {
-		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
+		return Report{}, err
 	}
-	for _, t := range failed {
-		if err := reg.ResetTask(ctx, id, t); err != nil {
-			return Report{}, fmt.Errorf("verify: job %s: retry unit %s: %w", id, t, err)
-		}
-	}
-	tasks, err := reg.Tasks(ctx, id)
-	if err != nil {
-		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
-	}
-	doneBefore, err := reg.TasksWith(ctx, id, registry.StatusDone)
-	if err != nil {
-		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
-	}
-	rep := Report{Version: ReportVersion, SourceTable: ro.Table, TargetTable: ro.TargetTable, Mode: ro.Mode,
-		StartRow: rowkey.Format(ro.Rows.Start), StopRow: rowkey.Format(ro.Rows.End), MinTimeMs: ro.Time.Min, MaxTimeMs: ro.Time.Max,
-		Families: families, SourceSnapshot: names[0], TargetSnapshot: names[1], Job: id, Units: len(tasks), UnitsResumed: len(doneBefore)}
+	rep := newReport(ro, families, names)
+	rep.Job, rep.Units, rep.UnitsResumed = id, len(tasks), len(doneBefore)
 	log.Info("verify: units", "units", len(tasks), "done_before", len(doneBefore), "to_hash", len(tasks)-len(doneBefore))
 	if pc := o.Progress; pc != nil {
 		pc.TasksTotal.Store(int64(len(tasks)))
@@ -167,7 +124,82 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 	if err != nil {
 		return Report{}, err
 	}
-	// Collect the hashes of every unit, and the bytes they read.
+	batches, hashes, unitBytes, err := collectHashes(ctx, reg, id, tasks)
+	if err != nil {
+		return Report{}, err
+	}
+	// The bytes read are the units', wherever they ran, and the narrowing's here.
+	if err := finish(ctx, sides, families, batches, hashes, ro, &rep, unitBytes+read.Load(), start); err != nil {
+		return Report{}, err
+	}
+	endJob(context.WithoutCancel(ctx), reg, rep, log)
+	if !ro.KeepSnapshots {
+		releaseSides(context.WithoutCancel(ctx), ro, sides)
+	}
+	log.Info("verify: done", "units", rep.Units, "units_resumed", rep.UnitsResumed, "units_hashed", rep.UnitsHashed, "elapsed", time.Since(start))
+	return rep, nil
+}
+
+// findJob returns the registry job id of o's verification: found to resume, or created
+// (pending) when there is none, or in place of one that ended.
+func findJob(ctx context.Context, reg *registry.Registry, id string, o Options, log *slog.Logger) (registry.Job, error) {
+	j, err := reg.Job(ctx, id)
+	switch {
+	case errors.Is(err, registry.ErrNotFound):
+		return createJob(ctx, reg, id, o)
+	case err != nil:
+		return j, fmt.Errorf("verify: job %s: %w", id, err)
+	case j.State.Final():
+		log.Info("verify: the same verification ended before; starting a new one", "state", j.State.String())
+		if err := dropJob(ctx, reg, j, o); err != nil {
+			return j, err
+		}
+		return createJob(ctx, reg, id, o)
+	}
+	log.Info("verify: resuming the verification", "state", j.State.String())
+	return j, nil
+}
+
+// jobOptions are the record of job j and the options it runs with: the record's (what it
+// compares, on which snapshots), with o's logger, parallelism and dial timeout.
+func jobOptions(j registry.Job, o Options) (job.Record, Options, error) {
+	rec, err := job.DecodeRecord(j.Spec)
+	if err != nil {
+		return rec, Options{}, fmt.Errorf("verify: job %s: %w", j.ID, err)
+	}
+	ro, err := optionsOf(rec)
+	if err != nil {
+		return rec, Options{}, fmt.Errorf("verify: job %s: %w", j.ID, err)
+	}
+	ro.Logger, ro.Parallelism, ro.DialTimeout = o.Logger, o.Parallelism, o.DialTimeout
+	ro.defaults()
+	return rec, ro, nil
+}
+
+// jobUnits returns the units (tasks) of job id and those done already, the failed ones (of
+// a run that stopped on them) set to be tried again.
+func jobUnits(ctx context.Context, reg *registry.Registry, id string) (tasks, done []string, err error) {
+	failed, err := reg.TasksWith(ctx, id, registry.StatusFailed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("verify: job %s: %w", id, err)
+	}
+	for _, t := range failed {
+		if err := reg.ResetTask(ctx, id, t); err != nil {
+			return nil, nil, fmt.Errorf("verify: job %s: retry unit %s: %w", id, t, err)
+		}
+	}
+	if tasks, err = reg.Tasks(ctx, id); err != nil {
+		return nil, nil, fmt.Errorf("verify: job %s: %w", id, err)
+	}
+	if done, err = reg.TasksWith(ctx, id, registry.StatusDone); err != nil {
+		return nil, nil, fmt.Errorf("verify: job %s: %w", id, err)
+	}
+	return tasks, done, nil
+}
+
+// collectHashes reads the hashes of every unit of job id from their checkpoints, wherever
+// they ran, and returns the batches, both sides' hashes of them and the bytes the units read.
+func collectHashes(ctx context.Context, reg *registry.Registry, id string, tasks []string) ([]job.KeyRange, [][]BatchHash, int64, error) {
 	specs := make([]UnitSpec, len(tasks))
 	done := make([][]BatchHash, len(tasks))
 	var unitBytes int64
@@ -185,35 +217,29 @@ func RunJob(ctx context.Context, o Options, reg *registry.Registry) (Report, err
 		}
 		done[i], unitBytes = cp.Hashes, unitBytes+cp.BytesRead
 		if err != nil {
-			return Report{}, fmt.Errorf("verify: job %s: unit %s: %w", id, t, err)
+			return nil, nil, 0, fmt.Errorf("verify: job %s: unit %s: %w", id, t, err)
 		}
 	}
 	batches, hashes, err := assemble(specs, done)
 	if err != nil {
-		return Report{}, fmt.Errorf("verify: job %s: %w", id, err)
+		return nil, nil, 0, fmt.Errorf("verify: job %s: %w", id, err)
 	}
-	rep.Batches = len(batches)
-	if err := compare(ctx, sides, families, batches, hashes, ro, &rep); err != nil {
-		return Report{}, err
-	}
-	rep.BytesRead = unitBytes + read.Load() // the units', wherever they ran, and the narrowing's here
-	rep.ElapsedMs = time.Since(start).Milliseconds()
-	endCtx := context.WithoutCancel(ctx)
+	return batches, hashes, unitBytes, nil
+}
+
+// endJob stores rep in its job (registry.NodeVerification, when it fits) and marks the
+// job done; what fails is logged: the report is returned all the same.
+func endJob(ctx context.Context, reg *registry.Registry, rep Report, log *slog.Logger) {
 	if b, err := json.Marshal(rep); err == nil && len(b) <= registry.MaxSpec {
-		if err := reg.PutJobData(endCtx, id, registry.NodeVerification, b); err != nil {
+		if err := reg.PutJobData(ctx, rep.Job, registry.NodeVerification, b); err != nil {
 			log.Warn("verify: report not stored in the job", "err", err)
 		}
 	}
-	if _, err := reg.UpdateJob(endCtx, id, func(registry.Job) (registry.JobState, string, error) {
+	if _, err := reg.UpdateJob(ctx, rep.Job, func(registry.Job) (registry.JobState, string, error) {
 		return registry.JobDone, fmt.Sprintf("verified: %d of %d batches matched, %d cells differ", rep.BatchesMatched, rep.Batches, rep.DifferenceCount), nil
 	}); err != nil {
 		log.Warn("verify: job not marked done", "err", err)
 	}
-	if !ro.KeepSnapshots {
-		releaseSides(endCtx, ro, sides)
-	}
-	log.Info("verify: done", "units", rep.Units, "units_resumed", rep.UnitsResumed, "units_hashed", rep.UnitsHashed, "elapsed", time.Since(start))
-	return rep, nil
 }
 
 // createJob registers a new verification job, pending: the snapshots it
@@ -275,15 +301,10 @@ func planJob(ctx context.Context, reg *registry.Registry, j registry.Job, sides 
 			return j, fmt.Errorf("verify: job %s: plan: %w", j.ID, err)
 		}
 	}
-	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
-	if o.Only != nil {
-		batches = overlapping(batches, o.Only)
-	}
-	units, err := sideUnits(sides, batches)
+	batches, units, err := planUnits(ctx, sides, families, o)
 	if err != nil {
 		return j, err
 	}
-	units = splitProven(units, provenBatches(ctx, sides, families, batches, o))
 	ids, specs := unitTasks(units, batches, MaxUnitBatches, maxUnitSpec)
 	tasks := make([]registry.Task, len(ids))
 	for i := range ids {

@@ -22,6 +22,7 @@ import (
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/progress"
+	"rangecopy/registry"
 	"rangecopy/rowkey"
 	"rangecopy/snapshot"
 	"rangecopy/storeread"
@@ -81,11 +82,16 @@ type Options struct {
 	DialTimeout time.Duration
 	// Logger receives progress; nil discards.
 	Logger *slog.Logger
-	// LeaveUnits, with RunJob, hashes no unit in this process: every unit
-	// is left to the worker agents of the registry, which RunJob waits for.
+	// Registry, when set, runs the verification as a job of this registry
+	// that survives this process (resumable, its units shared with worker
+	// agents); nil runs it in this process alone, with nothing to resume.
+	Registry *registry.Registry
+	// LeaveUnits, with Registry, hashes no unit in this process: every
+	// unit is left to the worker agents of the registry, which Run waits
+	// for.
 	LeaveUnits bool
-	// Progress, with RunJob, receives the job's units as tasks (total, and
-	// done by whoever) and the HFile bytes this process reads, for a
+	// Progress, with Registry, receives the job's units as tasks (total,
+	// and done by whoever) and the HFile bytes this process reads, for a
 	// progress bar (progress.Run); nil: none.
 	Progress *progress.Counters
 
@@ -162,18 +168,23 @@ type side struct {
 // in parallel, re-reads the mismatched batches to list the differing cells,
 // releases the snapshots and returns the report. A report that is not Equal
 // is not an error; an error means the comparison could not be made.
+//
+// It is the one way to verify. With o.Registry set the verification is a
+// registry job (runJob): its units are hashed by this process and by any
+// worker agent serving the registry, checkpointed, and resumed by Run
+// called again with the same o. Without, it runs in this process alone.
 func Run(ctx context.Context, o Options) (Report, error) {
 	o.defaults()
 	start := time.Now()
 	if err := o.check(); err != nil {
 		return Report{}, err
 	}
-	var limiter fsys.Limiter
-	if o.Bandwidth > 0 {
-		var err error
-		if limiter, err = fsys.NewRateLimit(o.Bandwidth); err != nil {
-			return Report{}, fmt.Errorf("verify: bandwidth: %w", err)
-		}
+	if o.Registry != nil {
+		return runJob(ctx, o, start)
+	}
+	limiter, err := newLimiter(o.Bandwidth)
+	if err != nil {
+		return Report{}, err
 	}
 	var read atomic.Int64
 	stamp := time.Now().UnixMilli()
@@ -186,28 +197,70 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{Version: ReportVersion, SourceTable: o.Table, TargetTable: o.TargetTable, Mode: o.Mode,
-		StartRow: rowkey.Format(o.Rows.Start), StopRow: rowkey.Format(o.Rows.End), MinTimeMs: o.Time.Min, MaxTimeMs: o.Time.Max,
-		Families: families, SourceSnapshot: sides[0].pinned.Info.Name, TargetSnapshot: sides[1].pinned.Info.Name}
-
-	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
-	if o.Only != nil {
-		batches = overlapping(batches, o.Only)
+	rep := newReport(o, families, [2]string{sides[0].pinned.Info.Name, sides[1].pinned.Info.Name})
+	batches, units, err := planUnits(ctx, sides, families, o)
+	if err != nil {
+		return Report{}, err
 	}
 	rep.Batches = len(batches)
 	o.Logger.Info("verify: batches planned", "batches", len(batches), "source_files", len(sides[0].pinned.Files), "target_files", len(sides[1].pinned.Files))
 
-	proven := provenBatches(ctx, sides, families, batches, o)
 	hashes := [][]BatchHash{make([]BatchHash, len(batches)), make([]BatchHash, len(batches))}
-	if err := hashSides(ctx, sides, families, batches, proven, o, hashes); err != nil {
+	if err := hashSides(ctx, sides, families, batches, units, o, hashes); err != nil {
 		return Report{}, err
 	}
-	if err := compare(ctx, sides, families, batches, hashes, o, &rep); err != nil {
+	if err := finish(ctx, sides, families, batches, hashes, o, &rep, read.Load(), start); err != nil {
 		return Report{}, err
 	}
-	rep.BytesRead = read.Load()
-	rep.ElapsedMs = time.Since(start).Milliseconds()
 	return rep, nil
+}
+
+// newLimiter is the read limit of a verification: nil for no bandwidth.
+func newLimiter(bandwidth float64) (fsys.Limiter, error) {
+	if bandwidth <= 0 {
+		return nil, nil
+	}
+	l, err := fsys.NewRateLimit(bandwidth)
+	if err != nil {
+		return nil, fmt.Errorf("verify: bandwidth: %w", err)
+	}
+	return l, nil
+}
+
+// newReport is the head of the report of o's verification: what it
+// compares, and on which snapshots (source, target).
+func newReport(o Options, families []string, snapshots [2]string) Report {
+	return Report{Version: ReportVersion, SourceTable: o.Table, TargetTable: o.TargetTable, Mode: o.Mode,
+		StartRow: rowkey.Format(o.Rows.Start), StopRow: rowkey.Format(o.Rows.End), MinTimeMs: o.Time.Min, MaxTimeMs: o.Time.Max,
+		Families: families, SourceSnapshot: snapshots[0], TargetSnapshot: snapshots[1]}
+}
+
+// planUnits cuts the pinned sides into batches (those overlapping o.Only,
+// when set) and the batches into units: a side's run of batches in one
+// region, the runs proven equal by checksums apart. The same snapshots give
+// the same batches and units.
+func planUnits(ctx context.Context, sides []*side, families []string, o Options) ([]job.KeyRange, []unit, error) {
+	batches := PlanBatches(o.Rows, cutsOf(sides), weightsOf(sides[0], families, o.Rows), o.BatchBytes)
+	if o.Only != nil {
+		batches = overlapping(batches, o.Only)
+	}
+	units, err := sideUnits(sides, batches)
+	if err != nil {
+		return nil, nil, err
+	}
+	return batches, splitProven(units, provenBatches(ctx, sides, families, batches, o)), nil
+}
+
+// finish compares both sides' hashes of batches into rep (compare), and
+// adds the bytes read and the time taken since start.
+func finish(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, hashes [][]BatchHash, o Options, rep *Report, read int64, start time.Time) error {
+	rep.Batches = len(batches)
+	if err := compare(ctx, sides, families, batches, hashes, o, rep); err != nil {
+		return err
+	}
+	rep.BytesRead = read
+	rep.ElapsedMs = time.Since(start).Milliseconds()
+	return nil
 }
 
 // openSides reaches both clusters and pins both tables with the snapshots
@@ -466,19 +519,14 @@ func regionUnits(regions []job.Region, batches []job.KeyRange) []unit {
 	return units
 }
 
-// hashSides hashes every region of both sides, o.Parallelism regions at a
-// time, into hashes[side][batch]; the batches proven (by checksums) are not
-// read.
-func hashSides(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, proven []bool, o Options, hashes [][]BatchHash) error {
-	units, err := sideUnits(sides, batches)
-	if err != nil {
-		return err
-	}
+// hashSides hashes the units of both sides, o.Parallelism at a time, into
+// hashes[side][batch]; the units proven (by checksums) are not read.
+func hashSides(ctx context.Context, sides []*side, families []string, batches []job.KeyRange, units []unit, o Options, hashes [][]BatchHash) error {
 	// Largest regions first would balance better; key order keeps logs
 	// readable and is enough for a first cut.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(o.Parallelism, 1))
-	for _, u := range splitProven(units, proven) {
+	for _, u := range units {
 		if u.proven {
 			for i := u.lo; i < u.hi; i++ {
 				hashes[u.side][i] = BatchHash{Proven: true}

@@ -431,7 +431,8 @@ func verifyCopy(ctx context.Context, opts master.Options, id string, mode verify
 	o := verify.Options{Source: opts.Source, Target: opts.Target, User: opts.User, Table: spec.Table, TargetTable: spec.TargetTable,
 		Rows: spec.Rows, Time: tr, Families: spec.Families, Mode: mode, Bandwidth: opts.Bandwidth, Parallelism: opts.Workers, Logger: opts.Logger}
 	opts.Logger.Info("copy: verifying the copy", "job", id, "mode", mode.String(), "until", until.UnixMilli())
-	return verify.RunJob(ctx, o, reg)
+	o.Registry = reg
+	return verify.Run(ctx, o)
 }
 
 // runSubmit registers a detached job and prints its id alone on stdout.

@@ -359,10 +359,10 @@ func writeVerifyReport(w io.Writer, rep verify.Report, jsonOut bool) error {
 	return verify.WriteText(w, rep)
 }
 
-// runVerifyJob runs the comparison as a registry job (verify.RunJob): the
-// registry of --zk, else the target's quorum, as rangecopy copy's. Its
-// progress (units done, bytes read) goes to stderr: a bar on a terminal,
-// else a log line every 10 s (at -v).
+// runVerifyJob runs the comparison as a registry job (verify.Run with
+// Options.Registry): the registry of --zk, else the target's quorum, as
+// rangecopy copy's. Its progress (units done, bytes read) goes to stderr: a
+// bar on a terminal, else a log line every 10 s (at -v).
 func runVerifyJob(ctx context.Context, f verifyFlags, o verify.Options, stderr io.Writer) (verify.Report, error) {
 	servers := f.registry.servers()
 	if len(servers) == 0 {
@@ -381,7 +381,8 @@ func runVerifyJob(ctx context.Context, f verifyFlags, o verify.Options, stderr i
 		defer close(shown)
 		progress.Run(pctx, o.Progress, time.Now(), interval, pr)
 	}()
-	rep, err := verify.RunJob(ctx, o, reg)
+	o.Registry = reg
+	rep, err := verify.Run(ctx, o)
 	stop()
 	<-shown
 	return rep, err

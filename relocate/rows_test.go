@@ -1,4 +1,4 @@
-package server
+package relocate
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func TestRelocationStateRoundTrip(t *testing.T) {
 	var got relocation.State
 	if err := cat.ReadRelocation(ctx, r.ID, func(x catalog.Relocation, tx catalog.RelocationTx) error {
 		var err error
-		got, err = machineState(x, tx)
+		got, err = StateOf(x, tx)
 		return err
 	}); err != nil {
 		t.Fatal(err)
