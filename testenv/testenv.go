@@ -1,5 +1,5 @@
 // Package testenv finds and drives rangecopy's real test environment: two HBase
-// mini clusters, "source" and "target", each with its own ZooKeeper, HDFS (two
+// mini clusters, "source" and "target", each with its own ZooKeeper, HDFS (three
 // DataNodes, replication 2), master and two region servers, run by the Java
 // harness in this folder.
 //
