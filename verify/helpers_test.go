@@ -35,3 +35,16 @@ func collect(it CellIter) ([]string, error) {
 }
 
 func join(s []string) string { return strings.Join(s, " ") }
+
+// sliceIter is a CellIter over cells in memory, for tests.
+type sliceIter struct {
+	cells []hfile.Cell
+	pos   int
+}
+
+func (s *sliceIter) Next() bool {
+	s.pos++
+	return s.pos <= len(s.cells)
+}
+func (s *sliceIter) Cell() *hfile.Cell { return &s.cells[s.pos-1] }
+func (s *sliceIter) Err() error        { return nil }

@@ -33,16 +33,3 @@ func (t *InTime) Cell() *hfile.Cell { return t.In.Cell() }
 
 // Err is the input's error.
 func (t *InTime) Err() error { return t.In.Err() }
-
-// sliceIter is a CellIter over cells in memory, for tests and re-reads.
-type sliceIter struct {
-	cells []hfile.Cell
-	pos   int
-}
-
-func (s *sliceIter) Next() bool {
-	s.pos++
-	return s.pos <= len(s.cells)
-}
-func (s *sliceIter) Cell() *hfile.Cell { return &s.cells[s.pos-1] }
-func (s *sliceIter) Err() error        { return nil }
