@@ -9,6 +9,7 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/relocate"
 	"rangecopy/relocation"
 	"rangecopy/verify"
 )
@@ -44,6 +45,8 @@ func TestWireCopiesOfEngineTypes(t *testing.T) {
 		{job.Report{}, api.JobReport{}},
 		{verify.Range{}, api.RowRange{}},
 		{relocation.TableMap{}, api.TableMap{}},
+		{relocate.Report{}, api.RelocationReport{}},
+		{relocate.TableReport{}, api.TableVerification{}},
 	} {
 		e, w := reflect.TypeOf(c.engine), reflect.TypeOf(c.wire)
 		if ef, wf := jsonFields(e), jsonFields(w); !slices.Equal(ef, wf) {
