@@ -12,7 +12,6 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/cluster"
-	"rangecopy/job"
 	"rangecopy/jobs"
 )
 
@@ -73,23 +72,6 @@ func (a *rest) jobProblem(err error, what string, unavailable int) error {
 		return huma.NewError(unavailable, un.Error())
 	}
 	return a.problem(err, what)
-}
-
-// Submit submits a job as POST /api/v1/jobs does, on behalf of by (a token's name), through
-// the job service. It returns the job's id and whether this made a new run of it. Its errors
-// are the API's answers (huma.StatusError); callers that can should call Jobs().Submit and
-// match the service's typed errors instead.
-func (s *Server) Submit(ctx context.Context, sub api.JobSubmission, by, idempotencyKey string) (string, bool, error) {
-	req, err := jobs.NewRequest(sub.Source, sub.Target, job.Request(sub.CopyRequest))
-	if err != nil {
-		return "", false, s.api.jobProblem(err, "job submission", http.StatusBadGateway)
-	}
-	req.By, req.IdempotencyKey = by, idempotencyKey
-	got, err := s.jobs.Submit(ctx, req)
-	if err != nil {
-		return "", false, s.api.jobProblem(err, "job submission", http.StatusBadGateway)
-	}
-	return got.ID, got.Created, nil
 }
 
 // setBandwidth changes the job-wide read cap of a job that has not ended; 0 removes it. Its

@@ -15,6 +15,7 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/job"
+	"rangecopy/jobs"
 	"rangecopy/rowkey"
 	"rangecopy/verify"
 )
@@ -355,28 +356,34 @@ func (s *Server) verifyOnce(ctx context.Context, in api.VerificationRequest, o v
 }
 
 // rangeCopier copies one row range of base's table again (base's rows replaced by the
-// range), as a job of the server submitted on behalf of by, and waits for it.
+// range), as a job submitted through the job service on behalf of by, and waits for it.
 func (s *Server) rangeCopier(base api.JobSubmission, by string) verify.CopyFunc {
 	return func(ctx context.Context, rng job.KeyRange) error {
 		sub := base
 		sub.Families = slices.Clone(base.Families)
 		sub.StartRow, sub.StopRow = rowkey.Format(rng.Start), rowkey.Format(rng.End)
-		id, _, err := s.Submit(ctx, sub, by, "")
+		req, err := jobs.NewRequest(sub.Source, sub.Target, job.Request(sub.CopyRequest))
 		if err != nil {
 			return err
 		}
+		req.By = by
+		got, err := s.jobs.Submit(ctx, req)
+		if err != nil {
+			return err
+		}
+		id := got.ID
 		t := time.NewTicker(s.cfg.Poll)
 		defer t.Stop()
 		for {
-			v, err := s.Job(ctx, id)
+			o, err := s.jobs.Outcome(ctx, id)
 			if err != nil {
 				return err
 			}
-			switch v.State {
-			case api.JobDone:
+			switch {
+			case !o.Lost && o.State == job.StateDone:
 				return nil
-			case api.JobFailed, api.JobCancelled, api.JobLost, api.JobPaused:
-				return fmt.Errorf("repair job %s %s: %s", id, v.State, v.LastError)
+			case o.Ended() || o.State == job.StatePaused:
+				return fmt.Errorf("repair job %s %s: %s", id, o.StateText(), o.LastError)
 			}
 			select {
 			case <-ctx.Done():
