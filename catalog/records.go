@@ -285,6 +285,30 @@ type Token struct {
 	LastUsedAt *time.Time `gorm:"column:last_used_at" json:"lastUsedAt,omitempty"`
 	// RevokedAt is when the token was revoked; nil while it is valid.
 	RevokedAt *time.Time `gorm:"column:revoked_at" json:"revokedAt,omitempty"`
+	// ExpiresAt is when the token's secret stops working; nil: never.
+	ExpiresAt *time.Time `gorm:"column:expires_at" json:"expiresAt,omitempty"`
+	// RotatedAt is when the token's secret was last replaced; nil: never.
+	RotatedAt *time.Time `gorm:"column:rotated_at" json:"rotatedAt,omitempty"`
+	// PreviousSecretHash is the hex SHA-256 of the secret the last rotation replaced; never
+	// shown. It authenticates until PreviousSecretUntil, and is known afterwards only to
+	// say that the secret was rotated out.
+	PreviousSecretHash *string `gorm:"column:previous_secret_hash" json:"-"`
+	// PreviousSecretUntil is when the replaced secret stops working (the rotation's grace).
+	PreviousSecretUntil *time.Time `gorm:"column:previous_secret_until" json:"previousSecretUntil,omitempty"`
+	// Scopes restrict where the token may write (see Scope); none: everywhere.
+	Scopes Scopes `gorm:"column:scopes;serializer:json" json:"scopes"`
+	// Rights are permissions the token holds beyond its role.
+	Rights []Right `gorm:"column:rights;serializer:json" json:"rights,omitempty"`
+}
+
+// HasRight reports whether the token holds right r.
+func (t Token) HasRight(r Right) bool {
+	for _, x := range t.Rights {
+		if x == r {
+			return true
+		}
+	}
+	return false
 }
 
 // TableName implements gorm's tabler.
