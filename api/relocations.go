@@ -66,8 +66,9 @@ type RelocationPatch struct {
 
 // CutoverRequest is the body of POST /relocations/{id}/cutover.
 type CutoverRequest struct {
-	Force  bool `json:"force,omitempty" doc:"pass over the lag and verification gates"`
-	DryRun bool `json:"dryRun,omitempty" doc:"say what it would do, change nothing"`
+	Force  bool   `json:"force,omitempty" doc:"pass over the lag and verification gates: needs a token with the force-cutover right, and a reason"`
+	Reason string `json:"reason,omitempty" maxLength:"1000" doc:"why the gates are passed over (needed with force); written to the audit log"`
+	DryRun bool   `json:"dryRun,omitempty" doc:"say what it would do, change nothing"`
 }
 
 // TableMap is one table of a relocation's scope and the table it goes to.

@@ -32,6 +32,13 @@ type rest struct {
 type principal struct {
 	tokenID, name string
 	role          catalog.Role
+	// scopes restrict where the caller may write (none: everywhere); rights are what it
+	// may do beyond its role; all says it may do everything (--insecure-no-auth).
+	scopes catalog.Scopes
+	rights []catalog.Right
+	all    bool
+	// addr is the caller's address, for audit entries a handler writes itself.
+	addr string
 }
 
 type principalKey struct{}
@@ -116,7 +123,7 @@ func (e *authError) Error() string { return e.msg }
 // authorize returns the caller of an Authorization header, if it may act as need.
 func (a *rest) authorize(ctx context.Context, header string, need catalog.Role) (principal, error) {
 	if a.s.cfg.InsecureNoAuth {
-		return principal{name: "anonymous (--insecure-no-auth)", role: catalog.RoleAdmin}, nil
+		return principal{name: "anonymous (--insecure-no-auth)", role: catalog.RoleAdmin, all: true}, nil
 	}
 	scheme, secret, ok := strings.Cut(header, " ")
 	if header == "" {
@@ -127,13 +134,18 @@ func (a *rest) authorize(ctx context.Context, header string, need catalog.Role) 
 	}
 	t, err := a.s.cat.Authenticate(ctx, strings.TrimSpace(secret))
 	if errors.Is(err, catalog.ErrUnauthenticated) {
+		// The answer names no token; the log does, for whoever looks into the refusal.
+		var ae *catalog.AuthError
+		if errors.As(err, &ae) && ae.TokenID != "" {
+			a.s.cfg.Logger.Info("api: refused a token's secret", "token", ae.TokenID, "reason", ae.Reason)
+		}
 		return principal{}, &authError{http.StatusUnauthorized, strings.TrimPrefix(err.Error(), "catalog: ")}
 	}
 	if err != nil {
 		a.s.metrics.catalogErrors.Inc()
 		return principal{}, fmt.Errorf("authenticate: %w", err)
 	}
-	p := principal{tokenID: t.ID, name: t.Name, role: t.Role}
+	p := principal{tokenID: t.ID, name: t.Name, role: t.Role, scopes: t.Scopes, rights: t.Rights}
 	if !t.Role.Allows(need) {
 		return p, &authError{http.StatusForbidden, fmt.Sprintf("token %s (%s) has role %s; this needs %s", t.ID, t.Name, t.Role, need)}
 	}
@@ -148,6 +160,7 @@ func (a *rest) authenticate(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	p, err := a.authorize(ctx.Context(), ctx.Header("Authorization"), need)
+	p.addr = ctx.RemoteAddr()
 	if held, ok := ctx.Context().Value(principalKey{}).(*principal); ok {
 		*held = p // for the audit log, which runs around this
 	}

@@ -229,6 +229,10 @@ func (s *Server) claimsByWorker(ctx context.Context) (map[string][]dashboard.Tas
 func (d dashSource) Act(ctx context.Context, p dashboard.Principal, id string, act dashboard.Action, arg string) error {
 	s := d.a.s
 	by := p.Name + " (dashboard)"
+	if err := d.a.dashMayWrite(ctx, p.TokenID, "job", id); err != nil {
+		d.audit(ctx, p, "/jobs/"+id+"/"+string(act), "dashboard-"+string(act), err)
+		return dashErr(err)
+	}
 	var err error
 	switch act {
 	case dashboard.ActionPause, dashboard.ActionResume, dashboard.ActionCancel:
@@ -288,6 +292,10 @@ func (d dashSource) RelocationAction(ctx context.Context, p dashboard.Principal,
 	var plan dashboard.CutoverPlan
 	var err error
 	path := "/relocations/" + id + "/" + string(act)
+	if err := d.a.dashMayWrite(ctx, p.TokenID, "relocation", id); err != nil {
+		d.audit(ctx, p, path, "dashboard-relocation-"+string(act), err)
+		return plan, dashErr(err)
+	}
 	switch act {
 	case dashboard.RelocationPause, dashboard.RelocationResume, dashboard.RelocationCancel:
 		_, err = d.a.s.relocs.Apply(ctx, id, controlEvent(string(act), p.Name+" (dashboard)"))

@@ -266,6 +266,9 @@ func (a *rest) registerJobs() {
 		o := op(string(act)+"-job", http.MethodPost, "/jobs/{id}/"+string(act), controlSummary(act), catalog.RoleOperator, "jobs")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *jobIDIn) (*jobOutput, error) {
+			if err := a.mayWriteJob(ctx, in.ID); err != nil {
+				return nil, err
+			}
 			if err := a.s.jobs.Control(ctx, in.ID, act, callerOf(ctx).name); err != nil {
 				return nil, a.jobProblem(err, "job "+in.ID, http.StatusServiceUnavailable)
 			}
@@ -358,6 +361,9 @@ func (a *rest) submit(ctx context.Context, in *submitIn) (*submitOutput, error) 
 	if err != nil {
 		return nil, a.jobProblem(err, "job submission", http.StatusBadGateway)
 	}
+	if err := mayWrite(ctx, req.Target, req.Spec.Target()); err != nil {
+		return nil, err
+	}
 	req.By, req.IdempotencyKey = callerOf(ctx).name, in.IdempotencyKey
 	got, err := a.s.jobs.Submit(ctx, req)
 	if err != nil {
@@ -389,6 +395,9 @@ func (a *rest) patchJob(ctx context.Context, in *patchJobIn) (*jobOutput, error)
 	bps, err := units.ParseLimit(in.Body.Bandwidth)
 	if err != nil {
 		return nil, fieldProblem("bandwidth", err.Error(), in.Body.Bandwidth)
+	}
+	if err := a.mayWriteJob(ctx, in.ID); err != nil {
+		return nil, err
 	}
 	if err := a.s.jobs.SetBandwidth(ctx, in.ID, bps, callerOf(ctx).name); err != nil {
 		return nil, a.jobProblem(err, "job "+in.ID, http.StatusServiceUnavailable)

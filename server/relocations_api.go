@@ -231,6 +231,9 @@ func (a *rest) registerRelocations() {
 	create.DefaultStatus = http.StatusCreated
 	create.Errors = append(create.Errors, http.StatusBadRequest)
 	huma.Register(a.h, create, func(ctx context.Context, in *struct{ Body api.RelocationCreate }) (*relocationOutput, error) {
+		if err := mayCreateRelocation(ctx, in.Body); err != nil {
+			return nil, err
+		}
 		r, err := a.createRelocation(ctx, in.Body, callerOf(ctx).name)
 		if err != nil {
 			return nil, err
@@ -254,6 +257,9 @@ func (a *rest) registerRelocations() {
 		ID   string `path:"id" minLength:"1" maxLength:"64" doc:"the relocation's id"`
 		Body api.RelocationPatch
 	}) (*relocationOutput, error) {
+		if err := a.mayWriteRelocation(ctx, in.ID); err != nil {
+			return nil, err
+		}
 		return a.patchRelocation(ctx, in.ID, in.Body)
 	})
 
@@ -266,6 +272,9 @@ func (a *rest) registerRelocations() {
 		o := op(act.name+"-relocation", http.MethodPost, "/relocations/{id}/"+act.name, act.summary, catalog.RoleOperator, "relocations")
 		o.Errors = append(o.Errors, http.StatusNotFound, http.StatusConflict)
 		huma.Register(a.h, o, func(ctx context.Context, in *relocationIDIn) (*relocationOutput, error) {
+			if err := a.mayWriteRelocation(ctx, in.ID); err != nil {
+				return nil, err
+			}
 			r, err := s.relocs.Apply(ctx, in.ID, controlEvent(act.name, callerOf(ctx).name))
 			if err != nil {
 				return nil, a.problem(err, "relocation "+in.ID)
@@ -276,11 +285,26 @@ func (a *rest) registerRelocations() {
 
 	cut := op("cutover-relocation", http.MethodPost, "/relocations/{id}/cutover", "Cut over: the final window, then verification of the whole scope with repair, and the report", catalog.RoleOperator, "relocations")
 	cut.Description += " Gates: the last window's lag under maxLag and the last verification passed; force passes over both. dryRun says what it would do and which gate blocks, changing nothing."
-	cut.Errors = append(cut.Errors, http.StatusNotFound, http.StatusConflict)
+	cut.Description += " A forced cut-over (force, not dryRun) also needs a token with the force-cutover right and a reason, which the audit log keeps."
+	cut.Errors = append(cut.Errors, http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable)
 	huma.Register(a.h, cut, func(ctx context.Context, in *struct {
 		ID   string `path:"id" minLength:"1" maxLength:"64" doc:"the relocation's id"`
 		Body api.CutoverRequest
 	}) (*struct{ Body api.CutoverOut }, error) {
+		if err := a.mayWriteRelocation(ctx, in.ID); err != nil {
+			return nil, err
+		}
+		if in.Body.Force && !in.Body.DryRun {
+			if err := mayForceCutover(ctx, in.Body.Reason); err != nil {
+				return nil, err
+			}
+			if _, err := s.cat.GetRelocation(ctx, in.ID); err != nil {
+				return nil, a.problem(err, "relocation "+in.ID)
+			}
+			if err := a.auditForce(ctx, in.ID, in.Body.Reason); err != nil {
+				return nil, err
+			}
+		}
 		return a.cutover(ctx, in.ID, in.Body.Force, in.Body.DryRun)
 	})
 }

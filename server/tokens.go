@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -11,7 +13,62 @@ import (
 )
 
 func tokenOut(t catalog.Token) api.TokenOut {
-	return api.TokenOut{ID: t.ID, Name: t.Name, Role: api.Role(t.Role), CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+	out := api.TokenOut{ID: t.ID, Name: t.Name, Role: api.Role(t.Role), Scopes: t.Scopes.Strings(), CreatedAt: t.CreatedAt,
+		ExpiresAt: t.ExpiresAt, RotatedAt: t.RotatedAt, PreviousSecretUntil: t.PreviousSecretUntil, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+	for _, r := range t.Rights {
+		out.Rights = append(out.Rights, string(r))
+	}
+	return out
+}
+
+// tokenSpec reads the body of POST /tokens; the error is a 400 naming every wrong field.
+func tokenSpec(in api.TokenCreateRequest) (catalog.TokenSpec, error) {
+	spec := catalog.TokenSpec{Name: in.Name, Role: catalog.Role(in.Role)}
+	var fe fieldErrs
+	for i, s := range in.Scopes {
+		sc, err := catalog.ParseScope(s)
+		if err != nil {
+			fe.add(fmt.Sprintf("scopes[%d]", i), err.Error(), s)
+			continue
+		}
+		spec.Scopes = append(spec.Scopes, sc)
+	}
+	for i, r := range in.Rights {
+		if !catalog.Right(r).Valid() {
+			fe.add(fmt.Sprintf("rights[%d]", i), fmt.Sprintf("unknown right %q: want %s", r, catalog.RightForceCutover), r)
+			continue
+		}
+		spec.Rights = append(spec.Rights, catalog.Right(r))
+	}
+	if in.ExpiresIn != "" {
+		d, err := catalog.ParseLifetime(in.ExpiresIn)
+		if err != nil {
+			fe.add("expiresIn", err.Error(), in.ExpiresIn)
+		}
+		spec.Lifetime = d
+	}
+	return spec, fe.err()
+}
+
+// rotateOptions reads the body of POST /tokens/{id}/rotate.
+func rotateOptions(in api.TokenRotateRequest) (catalog.RotateOptions, error) {
+	var o catalog.RotateOptions
+	var fe fieldErrs
+	if in.Grace != "" {
+		d, err := time.ParseDuration(in.Grace)
+		if err != nil || d < 0 || d > catalog.MaxRotationGrace {
+			fe.add("grace", fmt.Sprintf("want a Go duration from 0s to %s, such as 10m", catalog.MaxRotationGrace), in.Grace)
+		}
+		o.Grace = d
+	}
+	if in.ExpiresIn != "" {
+		d, err := catalog.ParseLifetime(in.ExpiresIn)
+		if err != nil {
+			fe.add("expiresIn", err.Error(), in.ExpiresIn)
+		}
+		o.Lifetime = &d
+	}
+	return o, fe.err()
 }
 
 func (a *rest) registerTokens() {
@@ -39,9 +96,45 @@ func (a *rest) registerTokens() {
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {
 		Body api.TokenCreateRequest
 	}) (*struct{ Body api.TokenCreated }, error) {
-		t, secret, err := cat.CreateToken(ctx, in.Body.Name, catalog.Role(in.Body.Role))
+		spec, err := tokenSpec(in.Body)
+		if err != nil {
+			return nil, err
+		}
+		t, secret, err := cat.NewToken(ctx, spec)
 		if err != nil {
 			return nil, a.problem(err, "token")
+		}
+		return &struct{ Body api.TokenCreated }{Body: api.TokenCreated{TokenOut: tokenOut(t), Secret: secret}}, nil
+	})
+	get := op("get-token", http.MethodGet, "/tokens/{id}", "Show a token (never its secret)", catalog.RoleAdmin, "tokens")
+	get.Errors = append(get.Errors, http.StatusNotFound)
+	huma.Register(a.h, get, func(ctx context.Context, in *struct {
+		ID string `path:"id" minLength:"1" maxLength:"64" doc:"the token's id"`
+	}) (*struct{ Body api.TokenOut }, error) {
+		t, err := cat.GetToken(ctx, in.ID)
+		if err != nil {
+			return nil, a.problem(err, "token "+in.ID)
+		}
+		return &struct{ Body api.TokenOut }{Body: tokenOut(t)}, nil
+	})
+	rotate := op("rotate-token", http.MethodPost, "/tokens/{id}/rotate", "Give a token a new secret; the old one stops working after the grace", catalog.RoleAdmin, "tokens")
+	rotate.Description += " The token keeps its id, name, role, scopes and rights; the new secret is shown once. An expired token works again; a revoked one is not rotated (409)."
+	rotate.Errors = append(rotate.Errors, http.StatusNotFound, http.StatusConflict)
+	huma.Register(a.h, rotate, func(ctx context.Context, in *struct {
+		ID   string `path:"id" minLength:"1" maxLength:"64" doc:"the token's id"`
+		Body *api.TokenRotateRequest
+	}) (*struct{ Body api.TokenCreated }, error) {
+		var body api.TokenRotateRequest
+		if in.Body != nil {
+			body = *in.Body
+		}
+		opts, err := rotateOptions(body)
+		if err != nil {
+			return nil, err
+		}
+		t, secret, err := cat.RotateToken(ctx, in.ID, opts)
+		if err != nil {
+			return nil, a.problem(err, "token "+in.ID)
 		}
 		return &struct{ Body api.TokenCreated }{Body: api.TokenCreated{TokenOut: tokenOut(t), Secret: secret}}, nil
 	})

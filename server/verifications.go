@@ -421,6 +421,15 @@ func (a *rest) registerVerifications() {
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {
 		Body api.VerificationRequest
 	}) (*createVerificationOut, error) {
+		if in.Body.Table != "" {
+			target := in.Body.TargetTable
+			if target == "" {
+				target = in.Body.Table
+			}
+			if err := mayWrite(ctx, in.Body.Target, target); err != nil {
+				return nil, err
+			}
+		}
 		v, err := s.CreateVerification(ctx, in.Body, callerOf(ctx).name)
 		if err != nil {
 			return nil, err
