@@ -29,6 +29,7 @@ type serverFlags struct {
 	tlsCert        string
 	tlsKey         string
 	insecureNoAuth bool
+	bootstrapFile  string
 	user           userFlag
 	workDir        string
 	log            logFlags
@@ -64,8 +65,11 @@ environment, the environment over the file.
 The catalog defaults to a SQLite file in --data-dir; give
 --catalog mysql://user:pass@host:3306/db or postgres://user:pass@host/db for
 production. On its first start the server creates an admin token and writes its
-secret to <data-dir>/admin-token (mode 0600). Every call needs a bearer token
-unless --insecure-no-auth, which is allowed on a loopback address only.`,
+secret to <data-dir>/admin-token (mode 0600); with --bootstrap-token-file it
+instead imports the secret an operator generated (rangecopy token generate),
+keeping only its SHA-256, and writes no file. Of servers starting together on
+one catalog, one creates the token. Every call needs a bearer token unless
+--insecure-no-auth, which is allowed on a loopback address only.`,
 		Example: `  rangecopy server --zk zk1,zk2,zk3:2181 --workers 4
   rangecopy server --config /etc/rangecopy/server.yaml
   RANGECOPY_CATALOG=postgres://rc:secret@db1/rangecopy rangecopy server --zk zk1:2181 --listen 0.0.0.0:8443 \
@@ -91,6 +95,7 @@ unless --insecure-no-auth, which is allowed on a loopback address only.`,
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the certificate's private key (PEM)")
 	fs.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "serve every call without a token, as an admin (loopback only)")
+	fs.StringVar(&f.bootstrapFile, "bootstrap-token-file", "", "on the first start, make the admin token of the secret in this file (rangecopy token generate) instead of writing <data-dir>/admin-token")
 	f.user.add(fs, "HBase effective user and HDFS user of jobs whose clusters name none")
 	fs.StringVar(&f.workDir, "work-dir", "", "parent of job work folders on the target HDFS (default /user/<user>/.rangecopy)")
 	f.log.add(fs)
@@ -113,6 +118,14 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	if len(zk) == 0 {
 		return usageErrorf("--zk is required: the registry's ZooKeeper servers, host[:port],... (or set $%s)", zkEnv)
 	}
+	// The bootstrap secret's file is read before anything starts, so a placeholder stops
+	// the server at once.
+	var bootSecret string
+	if f.bootstrapFile != "" && !f.insecureNoAuth {
+		if bootSecret, err = readSecretFile(f.bootstrapFile); err != nil {
+			return usageErrorf("--bootstrap-token-file: %v", err)
+		}
+	}
 	url := f.catalog
 	if url == "" {
 		if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
@@ -130,7 +143,7 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	}
 	defer s.Close()
 	if !f.insecureNoAuth {
-		if err := bootstrapToken(ctx, s.Catalog(), f.dataDir, log); err != nil {
+		if err := bootstrapToken(ctx, s.Catalog(), f.dataDir, bootSecret, log); err != nil {
 			return err
 		}
 	}
@@ -138,14 +151,24 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	return s.Run(ctx)
 }
 
-// bootstrapToken creates the first admin token of an empty catalog and writes its secret to
-// <dataDir>/admin-token, readable by its owner only.
-func bootstrapToken(ctx context.Context, cat *catalog.Catalog, dataDir string, log *slog.Logger) error {
-	ts, err := cat.ListTokens(ctx)
-	if err != nil {
+// bootstrapToken creates the first admin token of a catalog that has none, once among the
+// servers starting on it. With secret (--bootstrap-token-file's), the token's secret is
+// that one (the catalog keeps its SHA-256, no file is written); without, a new secret is
+// written to <dataDir>/admin-token, readable by its owner only.
+func bootstrapToken(ctx context.Context, cat *catalog.Catalog, dataDir, secret string, log *slog.Logger) error {
+	spec := catalog.TokenSpec{Name: "bootstrap admin", Role: catalog.RoleAdmin, Secret: secret}
+	done, err := cat.Bootstrapped(ctx)
+	if err != nil || done {
 		return err
 	}
-	if len(ts) > 0 {
+	if secret != "" {
+		t, _, created, err := cat.BootstrapToken(ctx, spec)
+		if err != nil {
+			return fmt.Errorf("bootstrap token: %w", err)
+		}
+		if created {
+			log.Warn("created the bootstrap admin token of the --bootstrap-token-file secret", "token", t.ID)
+		}
 		return nil
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
@@ -159,13 +182,17 @@ func bootstrapToken(ctx context.Context, cat *catalog.Catalog, dataDir string, l
 	if err != nil {
 		return fmt.Errorf("bootstrap token: %w", err)
 	}
-	t, secret, err := cat.CreateToken(ctx, "bootstrap admin", catalog.RoleAdmin)
-	if err != nil {
+	t, newSecret, created, err := cat.BootstrapToken(ctx, spec)
+	if err != nil || !created {
+		// Another server made it first (or none could be made): this file stays empty.
 		fh.Close()
 		os.Remove(path)
-		return err
+		if err != nil {
+			return fmt.Errorf("bootstrap token: %w", err)
+		}
+		return nil
 	}
-	if _, err := fmt.Fprintln(fh, secret); err != nil {
+	if _, err := fmt.Fprintln(fh, newSecret); err != nil {
 		fh.Close()
 		return fmt.Errorf("bootstrap token: write %s: %w", path, err)
 	}
