@@ -131,13 +131,17 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		},
 	}
 	var force, dryRun bool
+	var reason string
 	cutover := &cobra.Command{
-		Use:   "cutover <id> [--force] [--dry-run]",
+		Use:   "cutover <id> [--force --reason <why>] [--dry-run]",
 		Short: "cut over: final window, verification with repair, report (--dry-run: say what it would do)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var out api.CutoverOut
-			body := map[string]bool{"force": force, "dryRun": dryRun}
+			if force && !dryRun && strings.TrimSpace(reason) == "" {
+				return usageErrorf("--force needs --reason: why the gates are passed over (it goes to the audit log)")
+			}
+			body := map[string]any{"force": force, "dryRun": dryRun, "reason": reason}
 			if err := f.call(c.Context(), http.MethodPost, "/relocations/"+args[0]+"/cutover", body, &out); err != nil {
 				return err
 			}
@@ -162,7 +166,8 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 			return nil
 		},
 	}
-	cutover.Flags().BoolVar(&force, "force", false, "pass over the lag and verification gates")
+	cutover.Flags().BoolVar(&force, "force", false, "pass over the lag and verification gates (needs a token with the force-cutover right, and --reason)")
+	cutover.Flags().StringVar(&reason, "reason", "", "why a forced cut-over passes over the gates, for the audit log")
 	cutover.Flags().BoolVar(&dryRun, "dry-run", false, "change nothing; say what it would do and which gate blocks")
 	c.AddCommand(create, list, status, cutover)
 	for _, act := range []string{"pause", "resume", "cancel"} {
