@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"rangecopy/api"
 	"rangecopy/catalog"
+	"rangecopy/dashboard"
 	"rangecopy/testenv"
 	"rangecopy/testenv/copytest"
 )
@@ -258,6 +260,13 @@ func TestAdversarialScopes(t *testing.T) {
 	forbidden("pause by another namespace's token", post(elsewhere, "/jobs/"+j.ID+"/pause", nil), "dst:ns_other:*")
 	forbidden("bandwidth by another namespace's token", r.do(elsewhere, http.MethodPatch, api.APIPrefix+"/jobs/"+j.ID, map[string]any{"bandwidth": "1MB/s"}), "dst:ns_other:*")
 	forbidden("cancel by another namespace's token", post(elsewhere, "/jobs/"+j.ID+"/cancel", nil), "dst:ns_other:*")
+	// The dashboard's actions are held to the same scopes.
+	ds := dashSource{r.s.api}
+	elsewhereP := dashboard.Principal{TokenID: elsewhereTok.ID, Name: elsewhereTok.Name, Role: dashboard.Role(elsewhereTok.Role)}
+	var ue *dashboard.UserError
+	if err := ds.Act(ctx, elsewhereP, j.ID, dashboard.ActionPause, ""); !errors.As(err, &ue) || ue.Status != http.StatusForbidden || !strings.Contains(ue.Message, "dst:ns_other:*") {
+		t.Errorf("pause from the dashboard by another namespace's token: %v; want a 403 naming its scope", err)
+	}
 	if a := r.do(inside, http.MethodPatch, api.APIPrefix+"/jobs/"+j.ID, map[string]any{"bandwidth": "1KB/s"}); a.status != http.StatusOK {
 		t.Errorf("bandwidth inside the scope: %d %s", a.status, a.body)
 	}
@@ -309,6 +318,9 @@ func TestAdversarialScopes(t *testing.T) {
 		{"forced cutover", http.MethodPost, "/cutover", map[string]any{"force": true, "reason": "why not"}},
 	} {
 		forbidden(c.what+" by another namespace's token", r.do(elsewhere, c.method, api.APIPrefix+"/relocations/"+rel.ID+c.path, c.body), "dst:ns_other:*")
+	}
+	if _, err := ds.RelocationAction(ctx, elsewhereP, rel.ID, dashboard.RelocationPause); !errors.As(err, &ue) || ue.Status != http.StatusForbidden {
+		t.Errorf("pause a relocation from the dashboard by another namespace's token: %v; want a 403", err)
 	}
 	if a := r.do(inside, http.MethodPatch, api.APIPrefix+"/relocations/"+rel.ID, map[string]any{"bandwidth": "50MB/s"}); a.status != http.StatusOK {
 		t.Errorf("patch inside the scope: %d %s", a.status, a.body)
