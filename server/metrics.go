@@ -28,7 +28,9 @@ type serverMetrics struct {
 // routeUnmatched is the route label of an API request no route took (a 404 or 405).
 const routeUnmatched = "unmatched"
 
-func newServerMetrics(reg *prometheus.Registry, s *Server) (*serverMetrics, error) {
+// newServerMetrics registers s's metrics on reg; connected says whether s holds a
+// ZooKeeper session.
+func newServerMetrics(reg *prometheus.Registry, s *Server, connected func() bool) (*serverMetrics, error) {
 	m := &serverMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rangecopy_api_requests_total",
 			Help: `API requests answered, by route (the route's pattern, such as "GET /api/v1/jobs/{id}", or "unmatched") and status code.`},
@@ -41,7 +43,7 @@ func newServerMetrics(reg *prometheus.Registry, s *Server) (*serverMetrics, erro
 		catalogErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "rangecopy_catalog_errors_total",
 			Help: "Catalog calls that failed."}),
 	}
-	if err := metrics.NewProcess(reg, metrics.BuildOf(s.cfg.Version), s.reg.Connected); err != nil {
+	if err := metrics.NewProcess(reg, metrics.BuildOf(s.cfg.Version), connected); err != nil {
 		return nil, err
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.dashboard, m.catalogErrors, relocationCollector{s: s}} {

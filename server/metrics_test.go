@@ -55,30 +55,7 @@ func TestRelocationLag(t *testing.T) {
 // TestRelocationMetrics: the leader exports an open relocation's lag, gate, phase and
 // watermark from the catalog (a real SQLite one), a server that does not lead nothing.
 func TestRelocationMetrics(t *testing.T) {
-	ctx := t.Context()
-	cat, err := catalog.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "catalog.db"), catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
-	now := time.Now().UTC()
-	started := now.Add(-time.Hour)
-	finished := now.Add(-50 * time.Minute)
-	r := catalog.Relocation{ID: catalog.NewRelocationID(), SourceCluster: "dc1", TargetCluster: "dc2",
-		Tables: []catalog.RelocationTable{{Source: "t"}}, Schedule: "*/10 * * * *", MarginMs: 600_000, MaxLagMs: 300_000,
-		Phase: "catching-up", Watermark: now.Add(-55 * time.Minute).UnixMilli(), Seq: 3, LastSeq: 2, RunningSeq: 3}
-	ws := []catalog.RelocationWindow{
-		{RelocationID: r.ID, Seq: 1, Kind: "full", SnapshotTime: started.UnixMilli(), StartedAt: started, FinishedAt: &finished,
-			Outcome: "ran", LagMs: 600_000},
-		{RelocationID: r.ID, Seq: 2, Kind: "catch-up", SnapshotTime: r.Watermark, StartedAt: finished, FinishedAt: &finished,
-			Outcome: "ran", LagMs: 240_000},
-		// Running for 20 minutes past its snapshot time: stuck, over the gate.
-		{RelocationID: r.ID, Seq: 3, Kind: "catch-up", SnapshotTime: now.Add(-20 * time.Minute).UnixMilli(),
-			StartedAt: now.Add(-20 * time.Minute), Outcome: "running"},
-	}
-	if _, err := cat.CreateRelocation(ctx, r, nil, ws...); err != nil {
-		t.Fatal(err)
-	}
+	cat, r := catalogWithRelocation(t)
 	s := &Server{cat: cat, cfg: Config{Logger: slog.New(slog.DiscardHandler)},
 		metrics: &serverMetrics{catalogErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "errors_total", Help: "x"})}}
 	reg := prometheus.NewPedanticRegistry()
@@ -117,6 +94,36 @@ func TestRelocationMetrics(t *testing.T) {
 	if v := testutil.ToFloat64(s.metrics.catalogErrors); v != 0 {
 		t.Errorf("%v catalog errors", v)
 	}
+}
+
+// catalogWithRelocation is a SQLite catalog of the test's own holding one relocation
+// catching up: its full copy and a first catch-up ran, a second catch-up has run for 20
+// minutes past its snapshot time (over the gate of 5).
+func catalogWithRelocation(t *testing.T) (*catalog.Catalog, catalog.Relocation) {
+	ctx := t.Context()
+	cat, err := catalog.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "catalog.db"), catalog.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	now := time.Now().UTC()
+	started := now.Add(-time.Hour)
+	finished := now.Add(-50 * time.Minute)
+	r := catalog.Relocation{ID: catalog.NewRelocationID(), SourceCluster: "dc1", TargetCluster: "dc2",
+		Tables: []catalog.RelocationTable{{Source: "t"}}, Schedule: "*/10 * * * *", MarginMs: 600_000, MaxLagMs: 300_000,
+		Phase: "catching-up", Watermark: now.Add(-55 * time.Minute).UnixMilli(), Seq: 3, LastSeq: 2, RunningSeq: 3}
+	ws := []catalog.RelocationWindow{
+		{RelocationID: r.ID, Seq: 1, Kind: "full", SnapshotTime: started.UnixMilli(), StartedAt: started, FinishedAt: &finished,
+			Outcome: "ran", LagMs: 600_000},
+		{RelocationID: r.ID, Seq: 2, Kind: "catch-up", SnapshotTime: r.Watermark, StartedAt: finished, FinishedAt: &finished,
+			Outcome: "ran", LagMs: 240_000},
+		{RelocationID: r.ID, Seq: 3, Kind: "catch-up", SnapshotTime: now.Add(-20 * time.Minute).UnixMilli(),
+			StartedAt: now.Add(-20 * time.Minute), Outcome: "running"},
+	}
+	if _, err := cat.CreateRelocation(ctx, r, nil, ws...); err != nil {
+		t.Fatal(err)
+	}
+	return cat, r
 }
 
 // TestServerMetrics: a real server's /metrics labels API requests by route pattern (never

@@ -67,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.cat.Close()
 		return nil, fmt.Errorf("server: registry: %w", err)
 	}
-	if s.metrics, err = newServerMetrics(s.promReg, s); err != nil {
+	if s.metrics, err = newServerMetrics(s.promReg, s, s.reg.Connected); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
