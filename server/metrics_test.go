@@ -17,6 +17,7 @@ import (
 	"rangecopy/api"
 	"rangecopy/catalog"
 	"rangecopy/testenv"
+	"rangecopy/testenv/copytest"
 )
 
 func TestRelocationLag(t *testing.T) {
@@ -230,4 +231,98 @@ func (r *rig) scrape() map[string]float64 {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// perJobSeries are the samples of a scrape that carry a job's or a relocation's label
+// (job_id or relocation set), by their line.
+func perJobSeries(scraped map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range scraped {
+		if strings.Contains(k, `job_id="`) && !strings.Contains(k, `job_id=""`) || strings.Contains(k, `relocation="`) && !strings.Contains(k, `relocation=""`) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// TestServerRelocationMetrics relocates a table on the real clusters through a real server
+// with embedded workers: the window jobs' series are the relocation's (labelled
+// relocation, never by a window job's id), the lag and its gate show while it catches up,
+// and once it is cancelled and its jobs ended, no series of it or of its jobs is left.
+func TestServerRelocationMetrics(t *testing.T) {
+	env := testenv.Get(t)
+	r := newRig(t, env, 2)
+	r.registerClusters(env)
+	table := copytest.CreateSource(t, env, "relm")
+	copytest.WriteRounds(t, env.Source, table, copytest.BinaryRows(100), 2, time.Now().UnixMilli()-3_600_000, true)
+	copytest.DropTargetLater(t, env, table)
+	if n := len(perJobSeries(r.scrape())); n != 0 {
+		t.Fatalf("%d per-job series before any job", n)
+	}
+
+	a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations", map[string]any{"source": "src", "target": "dst",
+		"tables": []string{table}, "schedule": "*/5 * * * * *", "margin": "30s"})
+	if a.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", a.status, a.body)
+	}
+	var rel api.RelocationOut
+	a.decode(t, &rel)
+	relLabel := `relocation="` + rel.ID + `"`
+	// Scrape while it copies and catches up: every per-job series is the relocation's.
+	var read, lag, maxLag float64
+	var scrapes int
+	deadline := time.Now().Add(4 * time.Minute)
+	for {
+		scrapes++
+		got := r.scrape()
+		for k, v := range perJobSeries(got) {
+			switch {
+			case !strings.Contains(k, relLabel):
+				t.Fatalf("a series of the relocation's jobs not labelled by it: %s", k)
+			case strings.HasPrefix(k, "rangecopy_worker_read_bytes_total{"):
+				read = max(read, v)
+			case strings.HasPrefix(k, "rangecopy_relocation_lag_seconds{"):
+				lag = v
+			case strings.HasPrefix(k, "rangecopy_relocation_max_lag_seconds{"):
+				maxLag = v
+			}
+		}
+		v := r.waitRelocation(rel.ID, time.Minute, "readable", func(api.RelocationOut) bool { return true })
+		if read > 0 && lag > 0 && countOutcomes(v.Windows)["ran"] >= 3 {
+			rel = v
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 4 minutes: read %v, lag %v, relocation %s with windows %v", read, lag, v.Phase, countOutcomes(v.Windows))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if maxLag != 300 {
+		t.Errorf("max lag %v s, want 300 (the default 5m)", maxLag)
+	}
+	var jobs []string
+	for _, w := range rel.Windows {
+		jobs = append(jobs, w.JobIDs...)
+	}
+
+	// Cancelled: once its jobs ended, the next scrapes hold nothing of it.
+	if a := r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations/"+rel.ID+"/cancel", nil); a.status != http.StatusOK {
+		t.Fatalf("cancel: %d %s", a.status, a.body)
+	}
+	deadline = time.Now().Add(2 * time.Minute)
+	var left map[string]float64
+	for {
+		var v api.RelocationOut
+		r.do(r.viewer, http.MethodGet, api.APIPrefix+"/relocations/"+rel.ID, nil).decode(t, &v)
+		r.scrape() // shows the last jobs' final counts
+		if left = perJobSeries(r.scrape()); v.FinishedAt != nil && len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("2 minutes after the cancel (phase %s): %d series left: %v", v.Phase, len(left), left)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("%d scrapes while it ran %d windows (%d jobs): the relocation's read %v bytes, lag %v s of max %v s; no series of it left after the cancel",
+		scrapes, len(rel.Windows), len(jobs), read, lag, maxLag)
 }
