@@ -151,7 +151,18 @@ func (w *Worker) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector: it adds the tracked jobs' counts
 // first, and drops the series of jobs that ended once it has shown them.
 func (w *Worker) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range w.jobMetrics() {
+		ch <- m
+	}
+	w.taskSeconds.Collect(ch)
+	w.loadSeconds.Collect(ch)
+}
+
+// jobMetrics are the per-job series, the tracked jobs' counts added first; the series of
+// jobs that ended are dropped once made.
+func (w *Worker) jobMetrics() []prometheus.Metric {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	type bw struct{ limit, rate float64 }
 	bws := map[*jobSeries]*bw{}
 	for o := range w.openings {
@@ -166,10 +177,14 @@ func (w *Worker) Collect(ch chan<- prometheus.Metric) {
 			b.rate += o.rate
 		}
 	}
+	var out []prometheus.Metric
 	for k, s := range w.series {
 		lv := []string{k.jobID, k.relocation}
 		counter := func(d *prometheus.Desc, v float64, extra ...string) {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, append(lv[:2:2], extra...)...)
+			out = append(out, prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, append(lv[:2:2], extra...)...))
+		}
+		gauge := func(d *prometheus.Desc, v float64) {
+			out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...))
 		}
 		counter(w.read, s.read)
 		counter(w.written, s.written)
@@ -179,19 +194,17 @@ func (w *Worker) Collect(ch chan<- prometheus.Metric) {
 		for i, c := range causes {
 			counter(w.retries, s.retries[i], c)
 		}
-		ch <- prometheus.MustNewConstMetric(w.running, prometheus.GaugeValue, float64(s.running), lv...)
+		gauge(w.running, float64(s.running))
 		if b := bws[s]; b != nil {
-			ch <- prometheus.MustNewConstMetric(w.limit, prometheus.GaugeValue, b.limit, lv...)
-			ch <- prometheus.MustNewConstMetric(w.rate, prometheus.GaugeValue, b.rate, lv...)
+			gauge(w.limit, b.limit)
+			gauge(w.rate, b.rate)
 		}
 		if s.open == 0 {
 			delete(w.series, k)
 		}
 	}
 	w.ended = 0
-	w.mu.Unlock()
-	w.taskSeconds.Collect(ch)
-	w.loadSeconds.Collect(ch)
+	return out
 }
 
 // sync adds what o counted since it was last added. w.mu is held.

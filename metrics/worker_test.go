@@ -3,6 +3,8 @@ package metrics
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -383,4 +385,56 @@ func TestMaster(t *testing.T) {
 	nilM.ForgetJob("j")
 	nilM.SetThrottle(a, 0, 0)
 	nilM.JobEnded(JobDone)
+}
+
+// TestWorkerConcurrent: jobs tracked, counted and untracked while scrapes run (go test
+// -race); at the end no job's series is left.
+func TestWorkerConcurrent(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	w, err := NewWorker(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	scraped := make(chan error)
+	go func() {
+		for {
+			select {
+			case <-done:
+				close(scraped)
+				return
+			default:
+				if _, err := reg.Gather(); err != nil {
+					scraped <- err
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				j := Job{ID: fmt.Sprintf("g%d-%d", g, i), Relocation: []string{"", "rel_a"}[i%2]}
+				var read atomic.Int64
+				untrack := w.Track(j, func() JobCounts { return JobCounts{BytesRead: read.Load()} })
+				w.TaskStarted(j.ID)
+				read.Add(10)
+				w.SetBandwidth(j.ID, 1, 1)
+				w.Retried(j.ID, CauseTaskAttempt)
+				w.TaskEnded(j.ID, OutcomeDone, time.Millisecond)
+				untrack()
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	for err := range scraped {
+		t.Fatal(err)
+	}
+	reg.Gather()
+	if _, ok := sample(t, reg, "rangecopy_worker_read_bytes_total"); ok {
+		t.Error("series of jobs that ended are left")
+	}
 }
