@@ -83,6 +83,9 @@ type RunOptions struct {
 	// workers (rangecopy copy --detach); a job run by one rangecopy copy
 	// process is served by that process alone.
 	Detached bool
+	// Relocation is the id of the relocation the job is a window of; empty for a job of
+	// its own. Metrics label a relocation's jobs by it.
+	Relocation string
 }
 
 // DefaultRetries is how often a failed task is tried again by default.
@@ -124,6 +127,7 @@ type wireRecord struct {
 	User         string  `json:"user,omitempty"`
 	Retries      int     `json:"retries,omitempty"`
 	Detached     bool    `json:"detached,omitempty"`
+	Relocation   string  `json:"relocation,omitempty"`
 	Protect      string  `json:"protectSource,omitempty"`
 	Pin          string  `json:"pin,omitempty"`
 
@@ -169,7 +173,7 @@ func EncodeRecord(r Record) ([]byte, error) {
 		Families: r.Spec.Families, Snapshot: r.Snapshot, Source: toWire(r.Source), TargetC: toWire(r.Target),
 		Bandwidth: o.Bandwidth, CreateTable: o.CreateTable, KeepSnapshot: o.KeepSnapshot, TaskBytes: o.TaskBytes,
 		WorkRoot: o.WorkRoot, User: o.User, Retries: o.Retries, Detached: o.Detached, Protect: o.ProtectSource.String(),
-		Pin: pinWire(o.Pin)})
+		Pin: pinWire(o.Pin), Relocation: o.Relocation})
 }
 
 // DecodeRecord reads what EncodeRecord wrote; bad bytes are ErrRecord.
@@ -189,7 +193,8 @@ func DecodeRecord(b []byte) (Record, error) {
 		Time: TimeRange{Min: w.TMin, Max: w.TMax}, Families: w.Families},
 		Snapshot: w.Snapshot,
 		Options: RunOptions{Settings: Settings{Bandwidth: w.Bandwidth, CreateTable: w.CreateTable, KeepSnapshot: w.KeepSnapshot,
-			TaskBytes: w.TaskBytes, Retries: w.Retries}, WorkRoot: w.WorkRoot, User: w.User, Detached: w.Detached}}
+			TaskBytes: w.TaskBytes, Retries: w.Retries}, WorkRoot: w.WorkRoot, User: w.User, Detached: w.Detached,
+			Relocation: w.Relocation}}
 	var err error
 	if r.Options.ProtectSource, err = ParseProtect(w.Protect); err != nil {
 		return Record{}, fmt.Errorf("%w: protectSource: %v", ErrRecord, err)

@@ -16,7 +16,8 @@ func TestRecordRoundTrip(t *testing.T) {
 		ZstdCodec: "org.apache.hadoop.hbase.io.compress.zstd.ZstdCodec"}
 	r := Record{Kind: KindCopy, Spec: Spec{Table: "t", TargetTable: "u", Rows: KeyRange{Start: []byte{0, 0xff}, End: []byte("z")},
 		Time: TimeRange{Min: 1, Max: 2}, Families: []string{"f"}}, Snapshot: "rangecopy-x", Source: src, Target: tgt,
-		Options: RunOptions{Settings: Settings{Bandwidth: 1 << 20, CreateTable: true, KeepSnapshot: true, TaskBytes: 8 << 20, Retries: 5, Pin: PinLive}, WorkRoot: "/w", User: "hbase", Detached: true}}
+		Options: RunOptions{Settings: Settings{Bandwidth: 1 << 20, CreateTable: true, KeepSnapshot: true, TaskBytes: 8 << 20, Retries: 5, Pin: PinLive}, WorkRoot: "/w", User: "hbase", Detached: true,
+			Relocation: "rel_0123456789abcdef"}}
 	b, err := EncodeRecord(r)
 	if err != nil {
 		t.Fatal(err)

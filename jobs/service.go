@@ -80,6 +80,9 @@ type Request struct {
 	Asked job.Request
 	// By names the submitter (a token's name, "relocation x").
 	By string
+	// Relocation is the id of the relocation the job is a window of (job.RunOptions);
+	// empty for none.
+	Relocation string
 	// IdempotencyKey, when set, is the client's key: a second submission with it returns
 	// the first job.
 	IdempotencyKey string
@@ -157,7 +160,8 @@ func (s *Service) Submit(ctx context.Context, req Request) (Submitted, error) {
 	user := cmpOr(tgtUser, srcUser, s.cfg.User)
 	o := master.Options{Source: src, Target: tgt, Spec: spec, ZK: s.cfg.ZK, ZKRoot: s.cfg.ZKRoot, Pool: s.cfg.Pool,
 		Logger: s.cfg.Logger.With("job", id)}
-	o.RunOptions = job.RunOptions{Settings: req.Settings, WorkRoot: s.cfg.WorkRoot, User: user}
+	o.RunOptions = job.RunOptions{Settings: req.Settings, WorkRoot: s.cfg.WorkRoot, User: user,
+		Relocation: req.Relocation}
 	gotID, existing, err := master.Submit(ctx, o)
 	if err != nil {
 		if errors.Is(err, master.ErrInvalidRequest) {

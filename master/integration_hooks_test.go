@@ -65,8 +65,11 @@ func TestDetachedJobBandwidthAndMetrics(t *testing.T) {
 	f.master("m1")
 	preg := prometheus.NewPedanticRegistry()
 	wreg := f.session(t.Context())
-	m, err := metrics.NewWorker(preg, wreg.Connected)
+	m, err := metrics.NewWorker(preg)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := metrics.NewProcess(preg, metrics.BuildOf("test"), wreg.Connected); err != nil {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(t.Context())
@@ -83,7 +86,7 @@ func TestDetachedJobBandwidthAndMetrics(t *testing.T) {
 	srv := httptest.NewServer(promhttp.HandlerFor(preg, promhttp.HandlerOpts{}))
 	t.Cleanup(srv.Close)
 
-	limit := `rangecopy_worker_bandwidth_limit_bytes_per_second{job="` + id + `"}`
+	limit := `rangecopy_worker_bandwidth_limit_bytes_per_second{job_id="` + id + `",relocation=""}`
 	waitMetric(t, srv.URL, limit, func(v float64, ok bool) bool { return ok && v == 1000 })
 	if err := reg.SetBandwidth(t.Context(), id, 5000); err != nil {
 		t.Fatal(err)
@@ -121,17 +124,36 @@ func TestDetachedJobBandwidthAndMetrics(t *testing.T) {
 		t.Fatal("nothing copied")
 	}
 
-	scraped := scrape(t, srv.URL)
-	read := scraped[`rangecopy_worker_read_bytes_total{job="`+id+`"}`]
-	loaded := scraped[`rangecopy_worker_loaded_bytes_total{job="`+id+`"}`]
-	done := scraped[`rangecopy_worker_task_duration_seconds_count{job="`+id+`",outcome="done"}`]
+	// Once the worker is done with the job, a last scrape shows its final counts and
+	// the job's series are gone from the next.
+	var read, loaded float64
+	var scraped map[string]float64
+	series := func() int {
+		n := 0
+		for k := range scraped {
+			if strings.Contains(k, `job_id="`+id+`"`) {
+				n++
+			}
+		}
+		return n
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for scraped = scrape(t, srv.URL); series() > 0; scraped = scrape(t, srv.URL) {
+		read = scraped[`rangecopy_worker_read_bytes_total{job_id="`+id+`",relocation=""}`]
+		loaded = scraped[`rangecopy_worker_loaded_bytes_total{job_id="`+id+`",relocation=""}`]
+		if time.Now().After(deadline) {
+			t.Fatalf("%d series of job %s still there 30 s after it ended", series(), id)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	done := scraped[`rangecopy_worker_task_duration_seconds_count{outcome="done"}`]
 	if read <= 64<<10 || loaded <= 0 || done < 1 {
 		t.Errorf("scraped read %v bytes, loaded %v bytes, %v tasks done; want more than a burst (64 KiB) read, some loaded, a task done", read, loaded, done)
 	}
-	if scraped["rangecopy_worker_zookeeper_connected"] != 1 {
-		t.Errorf("zookeeper_connected %v, want 1", scraped["rangecopy_worker_zookeeper_connected"])
+	if scraped["rangecopy_zookeeper_session_up"] != 1 {
+		t.Errorf("zookeeper_session_up %v, want 1", scraped["rangecopy_zookeeper_session_up"])
 	}
-	t.Logf("scraped: read %.0f B, loaded %.0f B, %.0f tasks done; %d cells copied", read, loaded, done, n)
+	t.Logf("scraped: read %.0f B, loaded %.0f B, %.0f tasks done; %d cells copied; the job's series gone after it ended", read, loaded, done, n)
 }
 
 // scrape reads /metrics as text: each sample line's value by its name and

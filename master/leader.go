@@ -229,6 +229,11 @@ func (ld *leader) serve(ctx context.Context) {
 // with every claim and result, and are taken together.
 const minLook = 50 * time.Millisecond
 
+// metricsJob names job id in the metrics: by its relocation when it is a window's.
+func (lj *leadJob) metricsJob(id string) metrics.Job {
+	return metrics.Job{ID: id, Relocation: lj.rec.Options.Relocation}
+}
+
 // forget drops what the leader keeps of a job.
 func (ld *leader) forget(id string) {
 	ld.cfg.Metrics.ForgetJob(id)
@@ -250,6 +255,9 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		return err
 	}
 	if j.State.Final() {
+		if ld.jobs[id] != nil {
+			ld.cfg.Metrics.JobEnded(j.State.String()) // a job this term served
+		}
 		ld.forget(id)
 		if j.State == registry.JobDone && !ld.swept[id] {
 			ld.swept[id] = true
@@ -265,6 +273,9 @@ func (ld *leader) look(ctx context.Context, id string) error {
 		}
 		if err := rec.Servable(); err != nil {
 			_, serr := reg.SetJobState(ctx, j, registry.JobFailed, err.Error())
+			if serr == nil {
+				ld.cfg.Metrics.JobEnded(metrics.JobFailed)
+			}
 			return serr
 		}
 		lj = &leadJob{rec: rec, seen: map[string]time.Time{}, counted: map[string]bool{}}
@@ -285,7 +296,7 @@ func (ld *leader) look(ctx context.Context, id string) error {
 				return err
 			}
 		}
-		ld.cfg.Metrics.SetTasks(id, metrics.TaskCounts{Pending: counts.Pending, Claimed: counts.Claimed, Done: counts.Done, Failed: counts.Failed})
+		ld.cfg.Metrics.SetTasks(lj.metricsJob(id), metrics.TaskCounts{Pending: counts.Pending, Claimed: counts.Claimed, Done: counts.Done, Failed: counts.Failed})
 		if failures, err = ld.failures(ctx, id, lj, counts); err != nil {
 			return err
 		}
@@ -638,7 +649,7 @@ func (ld *leader) report(ctx context.Context, j registry.Job, lj *leadJob, c reg
 		rep.ProbeIdleP99Ms = float64(lj.idle) / float64(time.Millisecond)
 		if st, ok := lj.thr.status(); ok {
 			st.Fill(&rep, lj.rec.Options.ProtectSource)
-			ld.cfg.Metrics.SetThrottle(j.ID, st.Rate, st.P99.Seconds())
+			ld.cfg.Metrics.SetThrottle(lj.metricsJob(j.ID), st.Rate, st.P99.Seconds())
 		}
 		if lj.thr != nil {
 			lj.thr.loaded.Store(rep.BytesLoaded)

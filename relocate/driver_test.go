@@ -122,7 +122,8 @@ func TestStepDrivesTheWindow(t *testing.T) {
 	if len(jobs.subs) != 2 || jobs.looks != 0 {
 		t.Fatalf("first step: %d submissions, %d looks; want 2, 0", len(jobs.subs), jobs.looks)
 	}
-	if s := jobs.subs[1]; s.Request.Table != "ns:t2" || s.Request.TargetTable != "ns:u2" || !s.Request.CreateTable || s.By != "relocation "+r.ID {
+	if s := jobs.subs[1]; s.Request.Table != "ns:t2" || s.Request.TargetTable != "ns:u2" || !s.Request.CreateTable || s.By != "relocation "+r.ID ||
+		s.Relocation != r.ID {
 		t.Errorf("second submission: %+v", s)
 	}
 	w, err := d.cfg.Catalog.RelocationWindow(ctx, r.ID, r.RunningSeq)

@@ -45,6 +45,9 @@ type Submission struct {
 	Request job.Request
 	// By says on whose behalf, for the job's record: "relocation <id>".
 	By string
+	// Relocation is the relocation's id, which the job's record keeps (its metrics are
+	// the relocation's).
+	Relocation string
 }
 
 // Control is what the driver asks of a running job.

@@ -35,7 +35,8 @@ func (d *Driver) submitWindow(ctx context.Context, r catalog.Relocation, sc relo
 	// re-submits none that was recorded.
 	for i := len(w.JobIDs); i < len(plans); i++ {
 		start := time.Now()
-		id, err := d.cfg.Jobs.Submit(ctx, Submission{Source: r.SourceCluster, Target: r.TargetCluster, Request: plans[i], By: "relocation " + r.ID})
+		id, err := d.cfg.Jobs.Submit(ctx, Submission{Source: r.SourceCluster, Target: r.TargetCluster, Request: plans[i], By: "relocation " + r.ID,
+			Relocation: r.ID})
 		if errors.Is(err, ErrInvalid) || errors.Is(err, ErrConflict) {
 			return &windowEnd{event: relocation.WindowEnded{Seq: w.Seq, Outcome: relocation.WindowFailed, At: time.Now(),
 				Why: fmt.Sprintf("submit the job of table %s: %v", plans[i].Table, err)}}, nil

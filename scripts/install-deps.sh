@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what rangecopy's build and tests need and is missing: JDK 17 and Maven (for the
 # test harness), protoc (protobuf-compiler) and protoc-gen-go (for hbase/'s wire code),
-# Python 3 with venv and curl (scripts/schemathesis.sh installs schemathesis itself); then
-# fetches the Go modules and the harness's Maven dependencies. Go itself (1.25 or newer) must
-# be installed already. Uses apt-get when run as root on Debian or Ubuntu.
+# promtool (for deploy/prometheus's alerting rules), Python 3 with venv and curl
+# (scripts/schemathesis.sh installs schemathesis itself); then fetches the Go modules and the
+# harness's Maven dependencies. Go itself (1.25 or newer) must be installed already. Uses
+# apt-get when run as root on Debian or Ubuntu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,23 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     say "missing: ${missing[*]}; install them (Debian/Ubuntu: sudo apt-get install ${missing[*]})"
+    exit 1
+  fi
+fi
+
+# promtool tests deploy/prometheus/alerts.yaml (server's TestAlertRules). Debian's prometheus
+# package holds it; only promtool is taken out of it, into /usr/local/bin, so no Prometheus
+# server is installed or started.
+if ! command -v promtool >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing promtool (from Debian's prometheus package)"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && { apt-get download -qq prometheus 2>/dev/null || { apt-get update -qq && apt-get download -qq prometheus; }; } &&
+      dpkg-deb -x prometheus_*.deb root)
+    install -m 0755 "$tmp/root/usr/bin/promtool" /usr/local/bin/promtool
+    rm -rf "$tmp"
+  else
+    say "missing: promtool; install it (Debian/Ubuntu: sudo apt-get install prometheus, or a Prometheus release's promtool)"
     exit 1
   fi
 fi

@@ -95,7 +95,7 @@ func (a *rest) handler(dash http.Handler) http.Handler {
 		metrics.ServeHTTP(w, r)
 	}))
 	root.Handle("/api/", a.s.metrics.instrument(a.mux))
-	root.Handle("/", a.s.metrics.instrument(dash))
+	root.Handle("/", a.s.metrics.instrumentDashboard(dash))
 	return root
 }
 

@@ -32,7 +32,7 @@ type relocationJobs struct{ s *Server }
 func (j relocationJobs) Submit(ctx context.Context, sub relocate.Submission) (string, error) {
 	req, err := jobs.NewRequest(sub.Source, sub.Target, sub.Request)
 	if err == nil {
-		req.By = sub.By
+		req.By, req.Relocation = sub.By, sub.Relocation
 		var got jobs.Submitted
 		if got, err = j.s.jobs.Submit(ctx, req); err == nil {
 			return got.ID, nil

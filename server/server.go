@@ -67,7 +67,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.cat.Close()
 		return nil, fmt.Errorf("server: registry: %w", err)
 	}
-	s.metrics = newServerMetrics(s.promReg, s)
+	if s.metrics, err = newServerMetrics(s.promReg, s, s.reg.Connected); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
 	s.jobs = s.newJobs()
 	s.api = newAPI(s)
 	s.relocs = newRelocations(s)
@@ -128,7 +131,7 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		err := master.Lead(ctx, master.LeadConfig{Registry: s.reg, ID: s.cfg.ID, Poll: s.cfg.Poll,
-			Pool: s.pool, Logger: log, WhileLeading: s.lead})
+			Pool: s.pool, Logger: log, WhileLeading: s.lead, Metrics: s.metrics.master})
 		if err != nil {
 			errc <- fmt.Errorf("master: %w", err)
 		}
@@ -139,7 +142,7 @@ func (s *Server) Run(ctx context.Context) error {
 			defer wg.Done()
 			host, _ := os.Hostname()
 			err := worker.RunAgent(ctx, worker.AgentConfig{Registry: s.reg, ID: s.cfg.ID + "-w",
-				Capacity: s.cfg.Workers, Pool: s.pool, Logger: log,
+				Capacity: s.cfg.Workers, Pool: s.pool, Logger: log, Metrics: s.metrics.worker,
 				Kinds: map[string]jobkind.Server{job.KindVerify: verify.UnitServer{}},
 				Info:  fmt.Sprintf("rangecopy server %s, host %s, pid %d", s.cfg.Version, host, os.Getpid())})
 			if err != nil && ctx.Err() == nil {

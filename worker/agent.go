@@ -320,7 +320,7 @@ func (a *agent) open(ctx context.Context, j registry.Job) (*agentJob, error) {
 		if err != nil {
 			return nil, err
 		}
-		aj.untrack = a.cfg.Metrics.Track(j.ID, aj.counts)
+		aj.untrack = a.cfg.Metrics.Track(metrics.Job{ID: j.ID, Relocation: rec.Options.Relocation}, aj.counts)
 		aj.ctx, aj.cancel = context.WithCancel(ctx)
 		aj.claimer = newClaimer(a.cfg.Registry, j.ID, registry.Bucket(a.cfg.ID))
 		return aj, nil
@@ -331,7 +331,7 @@ func (a *agent) open(ctx context.Context, j registry.Job) (*agentJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	aj.untrack = a.cfg.Metrics.Track(j.ID, aj.counts)
+	aj.untrack = a.cfg.Metrics.Track(metrics.Job{ID: j.ID, Relocation: rec.Options.Relocation}, aj.counts)
 	aj.ctx, aj.cancel = context.WithCancel(ctx)
 	aj.claimer = newClaimer(a.cfg.Registry, j.ID, registry.Bucket(a.cfg.ID))
 	return aj, nil

@@ -68,10 +68,10 @@ func runMaster(ctx context.Context, f masterFlags, stderr io.Writer) error {
 	cfg := master.LeadConfig{Registry: reg, ID: f.id, Logger: log}
 	if f.metrics.addr != "" {
 		preg := prometheus.NewRegistry()
-		if cfg.Metrics, err = metrics.NewMaster(preg, reg.Connected); err != nil {
+		if cfg.Metrics, err = metrics.NewMaster(preg); err != nil {
 			return err
 		}
-		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, log)
+		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, reg.Connected, log)
 		if err != nil {
 			return err
 		}

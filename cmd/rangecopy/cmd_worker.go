@@ -91,10 +91,10 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 		Kinds: map[string]jobkind.Server{job.KindVerify: verify.UnitServer{}}}
 	if f.metrics.addr != "" {
 		preg := prometheus.NewRegistry()
-		if cfg.Metrics, err = metrics.NewWorker(preg, reg.Connected); err != nil {
+		if cfg.Metrics, err = metrics.NewWorker(preg); err != nil {
 			return err
 		}
-		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, log)
+		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, reg.Connected, log)
 		if err != nil {
 			return err
 		}

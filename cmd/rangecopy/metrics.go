@@ -3,14 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
+	"rangecopy/metrics"
+
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
 )
@@ -24,15 +24,13 @@ func (m *metricsFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&m.addr, "metrics-addr", "", "serve Prometheus metrics on http://<host:port>/metrics (default none)")
 }
 
-// serveMetrics listens on addr and serves reg's metrics (with the Go
-// runtime's and the process's) on /metrics until ctx ends. It returns the
+// serveMetrics listens on addr and serves reg's metrics (with what every
+// process exports: metrics.NewProcess, connected saying whether the process
+// holds a ZooKeeper session) on /metrics until ctx ends. It returns the
 // address listened on, and a function that stops the server.
-func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, log *slog.Logger) (string, func(), error) {
-	if err := reg.Register(collectors.NewGoCollector()); err != nil {
-		return "", nil, fmt.Errorf("metrics: %w", err)
-	}
-	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
-		return "", nil, fmt.Errorf("metrics: %w", err)
+func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, connected func() bool, log *slog.Logger) (string, func(), error) {
+	if err := metrics.NewProcess(reg, metrics.BuildOf(version), connected); err != nil {
+		return "", nil, err
 	}
 	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
