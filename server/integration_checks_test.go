@@ -257,6 +257,7 @@ func TestServerCreateChecks(t *testing.T) {
 		{"family missing", rel("families", []string{"cf1", "nope"}), []string{"tables[0]", "no column family nope"}},
 		{"empty family", rel("families", []string{"cf1", "", "cf2"}), []string{"families", "empty"}},
 		{"blank family", rel("families", []string{" "}), []string{"families", "empty"}},
+		{"a list as one family", rel("families", []string{"cf1,,cf2"}), []string{"families", "comma"}},
 		{"bandwidth", rel("bandwidth", "1e21GB/s"), []string{"bandwidth", "1TB/s"}},
 	} {
 		wantProblem(t, "relocation, "+c.what, r.do(r.oper, http.MethodPost, api.APIPrefix+"/relocations", c.body), c.want...)
@@ -279,6 +280,7 @@ func TestServerCreateChecks(t *testing.T) {
 		{"bandwidth in digits", job("bandwidth", "1000000000000000000000GB/s"), []string{"bandwidth", "1TB/s"}},
 		{"empty family", job("families", []string{"cf1", "", "cf2"}), []string{"families", "empty"}},
 		{"only a blank family", job("families", []string{" "}), []string{"families", "empty"}},
+		{"a list as one family", job("families", []string{","}), []string{"families", "comma"}},
 		{"missing table", job("table", missing), []string{missing, "does not exist"}},
 	} {
 		wantProblem(t, "job, "+c.what, r.do(r.oper, http.MethodPost, api.APIPrefix+"/jobs", c.body), c.want...)
