@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
+	"rangecopy/hbase"
 	"rangecopy/testenv"
+	"rangecopy/testenv/copytest"
 )
 
 // TestCopyRefusesItself runs rangecopy copy of a table onto itself on the real source
@@ -48,5 +51,26 @@ func TestCopyRefusesItself(t *testing.T) {
 	}
 	if after := raw(); after != before {
 		t.Errorf("the source's raw cells: %d before, %d after", before, after)
+	}
+}
+
+// TestCopyMemoryTooSmall runs rangecopy copy --memory 32MiB --workers 4 of a table whose
+// family writes 8 MiB blocks, so that one task's output buffers alone pass the budget: it
+// fails naming the memory a task needs, and no target table is created.
+func TestCopyMemoryTooSmall(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := t.Context()
+	table := env.Source.NewTable(t, "cpmem", []testenv.Family{{Name: "big", BlockSize: 8 << 20}}, nil)
+	args := append([]string{"copy", "--source", env.Source.ConfDir, "--target", env.Target.ConfDir, "--table", table,
+		"--user", env.Target.User, "--create-table", "--memory", "32MiB", "--workers", "4"}, testRegistryFlags(t)...)
+	copytest.DropTargetLater(t, env, table)
+	var out, errb bytes.Buffer
+	code := run(ctx, args, &out, &errb)
+	if code == exitOK || !strings.Contains(errb.String(), "memory budget too small") || !strings.Contains(errb.String(), "nothing was made") {
+		t.Errorf("copy --memory 32MiB: exit %d, stderr %q; want a failure naming the memory a task needs", code, errb.String())
+	}
+	t.Logf("exit %d: %s", code, strings.TrimSpace(errb.String()))
+	if _, err := copytest.DialCluster(t, env.Target).TableDescriptor(ctx, table); !errors.Is(err, hbase.ErrTableNotFound) {
+		t.Errorf("the target table after a refused copy: %v; want none", err)
 	}
 }
