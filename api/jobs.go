@@ -42,7 +42,7 @@ type CopyRequest struct {
 	StartTime     *int64   `json:"startTime,omitempty" doc:"oldest cell timestamp copied (inclusive, ms)"`
 	EndTime       *int64   `json:"endTime,omitempty" doc:"timestamp to stop before (exclusive, ms)"`
 	Families      []string `json:"families,omitempty" doc:"column families copied; empty: all"`
-	Bandwidth     string   `json:"bandwidth,omitempty" doc:"job-wide read cap, e.g. 200MB/s; empty: none"`
+	Bandwidth     string   `json:"bandwidth,omitempty" doc:"job-wide read cap, e.g. 200MB/s, at most 1TB/s; empty: none"`
 	TaskSize      string   `json:"taskSize,omitempty" doc:"input size a task aims at, e.g. 512MiB; empty: the default"`
 	CreateTable   bool     `json:"createTable,omitempty" doc:"create a missing target table, pre-split like the source"`
 	KeepSnapshot  bool     `json:"keepSnapshot,omitempty" doc:"keep the source snapshot when the job is done"`
@@ -62,7 +62,7 @@ type JobSubmission struct {
 
 // JobPatch is the body of PATCH /jobs/{id}.
 type JobPatch struct {
-	Bandwidth string `json:"bandwidth" maxLength:"64" doc:"new job-wide read cap, e.g. 200MB/s; \"0\" or \"none\" removes the cap" example:"200MB/s"`
+	Bandwidth string `json:"bandwidth" maxLength:"64" doc:"new job-wide read cap, e.g. 200MB/s, at most 1TB/s; \"0\" or \"none\" removes the cap" example:"200MB/s"`
 }
 
 // TaskCounts are a job's tasks by state.

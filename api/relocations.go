@@ -51,7 +51,7 @@ type RelocationCreate struct {
 	StartRow  string   `json:"startRow,omitempty" maxLength:"4096" doc:"first row (inclusive), HBase shell escapes; empty: the start of each table"`
 	StopRow   string   `json:"stopRow,omitempty" maxLength:"4096" doc:"row to stop before (exclusive); empty: the end of each table"`
 	Families  []string `json:"families,omitempty" doc:"column families to move; empty: all"`
-	Bandwidth string   `json:"bandwidth,omitempty" maxLength:"64" doc:"each job's read cap, e.g. 200MB/s; empty: none" example:"200MB/s"`
+	Bandwidth string   `json:"bandwidth,omitempty" maxLength:"64" doc:"each job's read cap, e.g. 200MB/s, at most 1TB/s; empty: none" example:"200MB/s"`
 	Schedule  string   `json:"schedule" minLength:"1" maxLength:"255" doc:"cron expression of the catch-up windows: 5 fields, or 6 with seconds first, or @every 10m; CRON_TZ=Area/City prefix for a time zone (UTC otherwise)" example:"*/10 * * * *"`
 	Margin    string   `json:"margin,omitempty" maxLength:"32" doc:"how far before the watermark a window starts, a Go duration (default 10m)" example:"10m"`
 	MaxLag    string   `json:"maxLag,omitempty" maxLength:"32" doc:"cut-over gate: the last window's lag must be under it, a Go duration (default 5m)" example:"5m"`
@@ -61,7 +61,7 @@ type RelocationCreate struct {
 type RelocationPatch struct {
 	Schedule  *string `json:"schedule,omitempty" maxLength:"255" doc:"new cron expression; the next tick is computed from now"`
 	Margin    *string `json:"margin,omitempty" maxLength:"32" doc:"new margin, a Go duration"`
-	Bandwidth *string `json:"bandwidth,omitempty" maxLength:"64" doc:"new read cap of each job, also applied to the running window's jobs; \"\", \"0\" or \"none\" removes it"`
+	Bandwidth *string `json:"bandwidth,omitempty" maxLength:"64" doc:"new read cap of each job (at most 1TB/s), also applied to the running window's jobs; \"\", \"0\" or \"none\" removes it"`
 }
 
 // CutoverRequest is the body of POST /relocations/{id}/cutover.

@@ -152,7 +152,19 @@ func EnsureTable(ctx context.Context, c *hbase.Client, source hbase.TableDescrip
 	}
 	d := TargetDescriptor(source, target)
 	if err := c.CreateTable(ctx, d, splits); err != nil {
-		return false, fmt.Errorf("create target table %s: %w", target, err)
+		if !errors.Is(err, hbase.ErrTableExists) {
+			return false, fmt.Errorf("create target table %s: %w", target, err)
+		}
+		// Another submission of the same copy created it between our look and our
+		// create: the table is there, which is all that was asked, if it has the families.
+		have, derr := c.TableDescriptor(ctx, target)
+		if derr != nil {
+			return false, fmt.Errorf("target table %s, created by another at the same time: %w", target, derr)
+		}
+		if missing := MissingFamilies(&source, have); len(missing) > 0 {
+			return false, &MissingFamiliesError{Table: target, Families: missing}
+		}
+		return false, waitOpen(ctx, c, target, len(splits)+1)
 	}
 	if err := waitOpen(ctx, c, target, len(splits)+1); err != nil {
 		return true, err

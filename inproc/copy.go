@@ -62,6 +62,12 @@ func Copy(ctx context.Context, o Options) (job.Report, error) {
 		o.ProgressInterval = time.Second
 	}
 	c := &copyRun{p: p, o: p.Options(), display: o, log: p.Logger(), reg: p.Registry()}
+	// The memory budget first: a copy that cannot run one task makes no snapshot and no
+	// target table.
+	if err := c.fitWorkers(1); err != nil {
+		rep.Error = err.Error()
+		return rep, err
+	}
 	rep, err = c.run(ctx)
 	if err != nil {
 		rep.Error = err.Error()
@@ -163,6 +169,10 @@ func (c *copyRun) execute(ctx context.Context, j registry.Job, rec job.Record, r
 		}
 		limiter = tb
 	}
+	if err := c.fitPlanned(ctx, id); err != nil {
+		return rep, err
+	}
+	o.Workers = c.o.Workers
 	budget := c.display.Budget
 	if budget == nil {
 		budget = memory.New(c.display.Memory)

@@ -150,6 +150,12 @@ func (r Request) Resolve() (Spec, Settings, error) {
 			bad("families", "%v", err)
 			continue
 		}
+		if strings.Contains(f, ",") {
+			// A list in one item ("a,,b", ","), as a command line writes it, is a mistake
+			// that would copy no family or drop a name: each family is an item of its own.
+			bad("families", "family %q holds a comma: give each family as an item of its own", f)
+			continue
+		}
 		if seen[f] {
 			bad("families", "family %q named twice", f)
 			continue

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 
 	"rangecopy/catalog"
@@ -21,6 +22,7 @@ import (
 	"rangecopy/master"
 	"rangecopy/progress"
 	"rangecopy/registry"
+	"rangecopy/units"
 )
 
 // AdoptedBy is the submitter the catalog gives a job it learnt of from the registry (a job
@@ -143,6 +145,12 @@ func (s *Service) Submit(ctx context.Context, req Request) (Submitted, error) {
 	}
 	spec := req.Spec
 	spec.Families = slices.Clone(spec.Families)
+	// The same table on the same cluster by address is refused here; by HBase's cluster id
+	// (two names, two spellings of one cluster) when master.Submit reaches both.
+	if err := cluster.CheckNotSelf(cluster.Identity{Config: src}, cluster.Identity{Config: tgt},
+		req.Source, req.Target, spec.Table, spec.Target()); err != nil {
+		return Submitted{}, selfError(err, req.Target)
+	}
 	id := master.JobID(src, tgt, spec)
 	var key *string
 	if k := req.IdempotencyKey; k != "" {
@@ -164,6 +172,10 @@ func (s *Service) Submit(ctx context.Context, req Request) (Submitted, error) {
 		Relocation: req.Relocation}
 	gotID, existing, err := master.Submit(ctx, o)
 	if err != nil {
+		var self *cluster.SameTableError
+		if errors.As(err, &self) {
+			return Submitted{}, selfError(err, req.Target)
+		}
 		if errors.Is(err, master.ErrInvalidRequest) {
 			return Submitted{}, &InvalidError{Err: err}
 		}
@@ -205,6 +217,12 @@ func (s *Service) Submit(ctx context.Context, req Request) (Submitted, error) {
 		}
 	}
 	return Submitted{ID: id, Created: true}, nil
+}
+
+// selfError is the *InvalidError of a copy whose target table is its source table on the
+// same cluster (a *cluster.SameTableError), naming the target field.
+func selfError(err error, target string) error {
+	return &InvalidError{Fields: []FieldError{{Field: "target", Message: err.Error(), Value: target}}, Err: err}
 }
 
 // cluster resolves the cluster a request's field names.
@@ -281,11 +299,15 @@ func (s *Service) Control(ctx context.Context, id string, act Action, by string)
 }
 
 // SetBandwidth changes the job-wide read cap of a job that has not ended, in bytes per
-// second (0 removes it), and, when by is set, notes it in the job's history. A job that
+// second (0 removes it; more than units.MaxRate is an *InvalidError), and, when by is set, notes it in the job's history. A job that
 // ended is a *ConflictError; one the registry does not hold a *NotFoundError.
 func (s *Service) SetBandwidth(ctx context.Context, id string, bps float64, by string) error {
 	if err := knownID(id); err != nil {
 		return err
+	}
+	if bps < 0 || bps > units.MaxRate || math.IsNaN(bps) {
+		return &InvalidError{Fields: []FieldError{{Field: "bandwidth",
+			Message: fmt.Sprintf("%g B/s: want 0 (no limit) up to 1TB/s, the largest rate taken", bps)}}}
 	}
 	reg := s.cfg.Registry
 	j, err := reg.Job(ctx, id)

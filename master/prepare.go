@@ -141,6 +141,9 @@ func (p *Planner) connect(ctx context.Context) error {
 	if p.tgt, err = p.dialHBase(ctx, o.Target); err != nil {
 		return err
 	}
+	if err := p.checkNotSelf(ctx); err != nil {
+		return err
+	}
 	if err := p.checkSource(ctx); err != nil {
 		return err
 	}

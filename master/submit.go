@@ -12,9 +12,9 @@ import (
 // copy --detach) and returns its id at once. It checks the request as Copy
 // does (both clusters reachable, source table and families there, target
 // table there or created with CreateTable) before it registers anything. A
-// job of the same copy that is still under way is not submitted again: its id
-// is returned with existing set. A job of the same copy that ended is
-// replaced.
+// job of the same copy that is still under way, or registered by a submission
+// of it at the same time, is not submitted again: its id is returned with
+// existing set. A job of the same copy that ended is replaced.
 func Submit(ctx context.Context, o Options) (id string, existing bool, err error) {
 	if o.DryRun || o.Resume != "" {
 		return "", false, errors.New("a detached job cannot be a dry run or a resume (use rangecopy job resume)")
@@ -40,7 +40,8 @@ func Submit(ctx context.Context, o Options) (id string, existing bool, err error
 		if _, err := p.SweepCleanup(ctx, j); err != nil {
 			return id, false, fmt.Errorf("job %s: clean up the ended run: %w", id, err)
 		}
-		if err := p.reg.DeleteJob(ctx, id); err != nil {
+		// A submission of the same copy at the same time may have removed it first.
+		if err := p.reg.DeleteJob(ctx, id); err != nil && !errors.Is(err, registry.ErrNotFound) {
 			return id, false, fmt.Errorf("job %s: remove the ended run: %w", id, err)
 		}
 	}
@@ -50,6 +51,12 @@ func Submit(ctx context.Context, o Options) (id string, existing bool, err error
 		return id, false, err
 	}
 	if _, err := p.create(ctx, id); err != nil {
+		if errors.Is(err, registry.ErrExists) {
+			// A submission of the same copy at the same time registered it first:
+			// that job is this one (its id says what it copies).
+			p.log.Info("the same copy was submitted at the same time", "job", id)
+			return id, true, nil
+		}
 		return id, false, err
 	}
 	return id, false, nil

@@ -239,7 +239,7 @@ func (a *rest) registerJobs() {
 	})
 
 	submit := op("submit-job", http.MethodPost, "/jobs", "Submit a copy job", catalog.RoleOperator, "jobs")
-	submit.Description += " The same copy submitted again while it runs returns that job (200); so does a second submission with the same Idempotency-Key. A new job answers 201."
+	submit.Description += " The same copy submitted again while it runs returns that job (200); so does a second submission with the same Idempotency-Key. A new job answers 201. Concurrent identical submissions make one job. A copy whose target table is its source table on the same cluster (by HBase's cluster id, whatever the names) is refused (400)."
 	submit.DefaultStatus = http.StatusCreated
 	submit.Errors = append(submit.Errors, http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway)
 	huma.Register(a.h, submit, a.submit)

@@ -176,6 +176,14 @@ func (a *rest) createRelocation(ctx context.Context, in api.RelocationCreate, by
 	if err := fe.err(); err != nil {
 		return r, err
 	}
+	// Every table given parsed: tables[i] is sc.Tables[i].
+	if err := a.checkScopeTables(ctx, scopeCheck{source: in.Source, target: in.Target, raw: in.Tables,
+		tables: sc.Tables, families: r.Families}, &fe); err != nil {
+		return r, err
+	}
+	if err := fe.err(); err != nil {
+		return r, err
+	}
 	_ = sched // parsed again from r.Schedule by relocate.Started
 	r.MarginMs, r.MaxLagMs = margin.Milliseconds(), maxLag.Milliseconds()
 	r, windows, err := relocate.Started(r, time.Now().UTC())
@@ -229,7 +237,8 @@ func (a *rest) registerRelocations() {
 
 	create := op("create-relocation", http.MethodPost, "/relocations", "Create a relocation: a full copy, then catch-up windows on a schedule", catalog.RoleOperator, "relocations")
 	create.DefaultStatus = http.StatusCreated
-	create.Errors = append(create.Errors, http.StatusBadRequest)
+	create.Description += " Each table must exist on the source, be named once, and not be copied onto itself (the same table on the same cluster); the source is reached to know (502 when it cannot be)."
+	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusBadGateway)
 	huma.Register(a.h, create, func(ctx context.Context, in *struct{ Body api.RelocationCreate }) (*relocationOutput, error) {
 		if err := mayCreateRelocation(ctx, in.Body); err != nil {
 			return nil, err

@@ -95,3 +95,38 @@ func TestParseLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRateMax refuses rates past MaxRate, whatever their spelling, naming the limit.
+func TestParseRateMax(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		err  string
+	}{
+		{"1TB/s", 1e12, ""},
+		{"2e8", 2e8, ""},
+		{"2.5E+3KB/s", 2.5e6, ""},
+		{"1e21GB/s", 0, "1TB/s"},
+		{"1.01TB/s", 0, "1TB/s"},
+		{"1TiB/s", 0, "1TB/s"},
+		{"99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999TB/s", 0, "1TB/s"},
+		{"1e", 0, "unknown unit"},
+	} {
+		got, err := ParseRate(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseRate(%q) = %v, %v; want an error naming %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	if _, err := ParseLimit("1e21GB/s"); err == nil || !strings.Contains(err.Error(), "1TB/s") {
+		t.Errorf("ParseLimit(1e21GB/s): %v; want the limit named", err)
+	}
+	if _, err := ParseBytes("1e3"); err == nil {
+		t.Error("ParseBytes(1e3): no error; sizes take no exponent")
+	}
+}
