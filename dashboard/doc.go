@@ -1,5 +1,9 @@
 // Package dashboard is rangecopy server's web dashboard: server-rendered HTML pages of the
-// jobs, one job and the workers, for people with a browser.
+// jobs and one job, the relocations and one relocation (its windows, lag, gates and
+// cut-over report), and the workers, for people with a browser; and for admins only, the
+// registered clusters (their site files redacted: no secret-bearing value, for anyone), the
+// API tokens (never their secrets) and the audit log, newest first (admin.go). The others
+// get a 403 page for those, and the navigation offers them to admins alone.
 //
 // The pages are html/template templates embedded in the binary with their CSS and a little
 // JavaScript; nothing is loaded from elsewhere. Every page reads without JavaScript; with it,
