@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/metrics"
 	"rangecopy/registry"
+	"rangecopy/render"
 	"rangecopy/retry"
 )
 
@@ -252,7 +252,7 @@ func (a *attempt) loaded(f OutputFile, took time.Duration, sent time.Time) check
 		a.cfg.Observer.FileLoaded(a.cfg.Job, took)
 	}
 	a.cfg.Logger.Info("file loaded", "family", f.Family,
-		"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
+		"first", render.Key(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
 		"sent", sent.UTC().Format(time.RFC3339Nano))
 	return checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
 }
