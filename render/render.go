@@ -1,5 +1,5 @@
-// Package render writes what people read of row ranges, time ranges and counts, the same
-// way in the CLI's output, the API's messages, the dashboard and the logs:
+// Package render writes row ranges, time ranges and counts one way for people, in the CLI's
+// output, the API's messages, the dashboard and the logs.
 //
 //	all rows                  every row of a table
 //	[first row, "k500")       from the table's first row up to k500, not included
@@ -7,7 +7,7 @@
 //	["k100", "k500")          a range between two keys
 //	all time                  every cell time
 //	before 2026-03-01T12:00:00Z, from 2026-03-01T12:00:00Z on,
-//	[2026-03-01T12:00:00Z, 2026-03-01T12:05:00.250Z)
+//	[2026-03-01T12:00:00Z, 2026-03-01T12:05:00.123Z)
 //	4 ran, 1 skipped          counts by outcome
 //
 // Keys are written as HBase's shell writes them (rowkey.Format: \xNN for bytes that are not
