@@ -15,7 +15,6 @@ import (
 	"rangecopy/hfile"
 	"rangecopy/job"
 	"rangecopy/memory"
-	"rangecopy/render"
 	"rangecopy/storeread"
 )
 
@@ -145,8 +144,8 @@ func (o *outputs) emitFile(ctx context.Context, f OutputFile) error {
 	if f.FastPath {
 		o.fr.o.Counters.FastFiles.Add(1)
 	}
-	o.fr.o.Logger.Info("output file", "family", f.Family, "path", f.Path, "first", render.Key(f.FirstRow),
-		"last", render.Key(f.LastRow), "region", f.TargetRegion, "cells", f.Cells, "bytes", f.Bytes, "fast", f.FastPath)
+	o.fr.o.Logger.Info("output file", "family", f.Family, "path", f.Path, "first", job.FormatKey(f.FirstRow),
+		"last", job.FormatKey(f.LastRow), "region", f.TargetRegion, "cells", f.Cells, "bytes", f.Bytes, "fast", f.FastPath)
 	return nil
 }
 
