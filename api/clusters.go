@@ -27,12 +27,13 @@ type ClusterCreateRequest struct {
 
 // ClusterOut is a registered cluster.
 type ClusterOut struct {
-	Name        string            `json:"name" doc:"the cluster's name"`
-	ZKQuorum    string            `json:"zkQuorum" doc:"ZooKeeper quorum as registered"`
-	ZNodeParent string            `json:"znodeParent" doc:"HBase's znode parent"`
-	HDFSRoot    string            `json:"hdfsRoot" doc:"hbase.rootdir"`
-	User        string            `json:"user" doc:"HBase and HDFS user for its jobs (empty: the server's)"`
-	SiteFiles   map[string]string `json:"siteFiles,omitempty" doc:"site files by name"`
-	CreatedAt   time.Time         `json:"createdAt" doc:"when it was registered"`
-	UpdatedAt   time.Time         `json:"updatedAt" doc:"when it was last changed"`
+	Name        string `json:"name" doc:"the cluster's name"`
+	ZKQuorum    string `json:"zkQuorum" doc:"ZooKeeper quorum as registered"`
+	ZNodeParent string `json:"znodeParent" doc:"HBase's znode parent"`
+	HDFSRoot    string `json:"hdfsRoot" doc:"hbase.rootdir"`
+	User        string `json:"user" doc:"HBase and HDFS user for its jobs (empty: the server's)"`
+	// SiteFiles are the site files redacted: values withheld as "(redacted)".
+	SiteFiles map[string]string `json:"siteFiles,omitempty" doc:"site files by name, redacted: for admins every secret-bearing value (passwords, secrets, keys, tokens, credentials) reads \"(redacted)\", for other roles every value but those saying where the cluster is (quorum, znode parent, root folder, NameNodes); sent back in a PUT, \"(redacted)\" keeps the stored value"`
+	CreatedAt time.Time         `json:"createdAt" doc:"when it was registered"`
+	UpdatedAt time.Time         `json:"updatedAt" doc:"when it was last changed"`
 }

@@ -51,8 +51,13 @@ type navItem struct {
 	Name, Path string
 }
 
-func nav() []navItem {
-	return []navItem{{"Jobs", "/jobs"}, {"Relocations", "/relocations"}, {"Workers", "/workers"}}
+// nav is the navigation bar of a session of role: the admin pages only for admins.
+func nav(role Role) []navItem {
+	items := []navItem{{"Jobs", "/jobs"}, {"Relocations", "/relocations"}, {"Workers", "/workers"}}
+	if role == RoleAdmin {
+		items = append(items, navItem{"Clusters", "/clusters"}, navItem{"Tokens", "/tokens"}, navItem{"Audit log", "/audit"})
+	}
+	return items
 }
 
 // New builds the dashboard.
@@ -84,7 +89,8 @@ func New(cfg Config) (*Dashboard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: templates: %w", err)
 	}
-	for _, name := range []string{"login", "jobs", "job", "workers", "relocations", "relocation", "error"} {
+	for _, name := range []string{"login", "jobs", "job", "workers", "relocations", "relocation", "error",
+		"clusters", "cluster", "tokens", "audit"} {
 		t, err := template.Must(layout.Clone()).ParseFS(webFS, "web/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: template %s: %w", name, err)
@@ -108,6 +114,10 @@ func New(cfg Config) (*Dashboard, error) {
 	d.mux.Handle("GET /relocations/{id}", d.viewer(d.relocationPage))
 	d.mux.Handle("POST /relocations/{id}/{action}", d.operator(d.relocAct))
 	d.mux.Handle("GET /workers", d.viewer(d.workersPage))
+	d.mux.Handle("GET /clusters", d.admin(d.clustersPage))
+	d.mux.Handle("GET /clusters/{name}", d.admin(d.clusterPage))
+	d.mux.Handle("GET /tokens", d.admin(d.tokensPage))
+	d.mux.Handle("GET /audit", d.admin(d.auditPage))
 	d.mux.Handle("GET /live", d.viewer(d.live))
 	d.mux.Handle("GET /live/relocation", d.viewer(d.liveRelocation))
 	d.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -246,8 +256,9 @@ type page struct {
 
 // render writes a page with status.
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name, title string, body any) {
-	p := page{Title: title, Active: name, Nav: nav(), Version: d.cfg.Version, Body: body}
+	p := page{Title: title, Active: name, Nav: nav(""), Version: d.cfg.Version, Body: body}
 	if s := sessionOf(r.Context()); s != nil {
+		p.Nav = nav(s.who.Role)
 		p.Who, p.SignOut = &s.who, s.secret != ""
 		p.Operator = s.who.Role.MayOperate()
 		p.CSRF = s.csrf

@@ -1,5 +1,13 @@
 // Package dashboard is rangecopy server's web dashboard: server-rendered HTML pages of the
-// jobs, one job and the workers, for people with a browser.
+// jobs, the relocations and the workers for people with a browser, and of the clusters,
+// tokens and audit log for admins.
+//
+// Everyone signed in reads the jobs and one job (its tasks and throughput chart), the
+// relocations and one relocation (its windows, lag, gates and cut-over report) and the
+// workers. Admins also read the registered clusters, their site files redacted as the API
+// redacts them (no secret-bearing value, for anyone), the API tokens (never their secrets)
+// and the audit log, newest first (admin.go); anyone else gets a 403 page for those, and the
+// navigation offers them to admins alone.
 //
 // The pages are html/template templates embedded in the binary with their CSS and a little
 // JavaScript; nothing is loaded from elsewhere. Every page reads without JavaScript; with it,

@@ -22,6 +22,10 @@ type memSource struct {
 	relocs  []Relocation
 	samples map[string][]Sample
 	refused []Refusal
+	// The admin pages' reads (admin_test.go).
+	clusters  []Cluster
+	tokenList []Token
+	audit     []AuditEntry // newest first
 }
 
 func (m *memSource) RecordSamples(_ context.Context, ss []JobSample) error {

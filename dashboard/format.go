@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rangecopy/progress"
+	"rangecopy/render"
 )
 
 // bytesText writes a byte count with a binary unit (12.5 MiB).
@@ -109,28 +110,24 @@ func tasksText(c TaskCounts) string {
 	return strings.Join(parts, ", ")
 }
 
-// timeLayout is how a time reads without JavaScript (in UTC); the page's script rewrites it
-// in the viewer's zone.
-const timeLayout = "2006-01-02 15:04:05 UTC"
-
 // timeHTML is a <time> element of t in UTC; "—" for the zero time.
 func timeHTML(t time.Time) template.HTML {
 	if t.IsZero() {
 		return "—"
 	}
+	// Without JavaScript it reads as render writes times (RFC 3339 in UTC); the page's script
+	// rewrites it in the viewer's zone.
 	u := t.UTC()
-	return template.HTML(`<time datetime="` + u.Format(time.RFC3339) + `">` + u.Format(timeLayout) + `</time>`)
+	return template.HTML(`<time datetime="` + u.Format(time.RFC3339) + `">` + render.Time(u) + `</time>`)
 }
 
-// rowText writes a row bound; empty reads as the table's start or end.
+// rowText writes a row bound (\xNN form) as render does: the key in quotes, or "first
+// row" and "last row" for the table's start and end.
 func rowText(key string, start bool) string {
-	switch {
-	case key != "":
-		return key
-	case start:
-		return "(table start)"
+	if start {
+		return render.StartRow(key)
 	}
-	return "(table end)"
+	return render.StopRow(key)
 }
 
 // jobStates are the states the jobs page filters by, in the order of a job's life.

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"rangecopy/render"
 )
 
 func (d *Dashboard) relocationsPage(w http.ResponseWriter, r *http.Request) {
@@ -22,18 +24,12 @@ func (d *Dashboard) relocationsPage(w http.ResponseWriter, r *http.Request) {
 	}{rs, time.Now()})
 }
 
-// outcomeCount is how many windows ended one way.
-type outcomeCount struct {
-	Outcome string
-	N       int
-}
-
 type relocationBody struct {
 	R        Relocation
 	Actions  []RelocationAct
 	LagChart template.HTML
 	Strip    template.HTML
-	Outcomes []outcomeCount
+	Outcomes string // the windows by outcome, "4 ran, 1 skipped"
 	Did      string
 	Plan     *CutoverPlan
 	Now      time.Time
@@ -57,15 +53,7 @@ func (d *Dashboard) showRelocation(w http.ResponseWriter, r *http.Request, statu
 	if !rel.Final {
 		b.Actions = relocationActionsFor(rel.Phase)
 	}
-	n := map[string]int{}
-	for _, w := range rel.Windows {
-		n[w.Outcome]++
-	}
-	for _, o := range []string{"ran", "skipped", "failed", "running"} {
-		if n[o] > 0 {
-			b.Outcomes = append(b.Outcomes, outcomeCount{o, n[o]})
-		}
-	}
+	b.Outcomes = outcomes(rel.Windows)
 	switch did := r.URL.Query().Get("did"); did {
 	case "pause", "resume", "cancel":
 		b.Did = map[string]string{"pause": "Pause asked: no new windows; the running window's jobs pause.",
@@ -210,20 +198,10 @@ func windowStripSVG(ws []Window) template.HTML {
 	if len(ws) == 0 {
 		return ""
 	}
-	n := map[string]int{}
-	for _, w := range ws {
-		n[w.Outcome]++
-	}
-	var sum []string
-	for _, o := range []string{"ran", "skipped", "failed", "running"} {
-		if n[o] > 0 {
-			sum = append(sum, fmt.Sprintf("%d %s", n[o], o))
-		}
-	}
 	cell := float64(stripW) / float64(len(ws))
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="strip" viewBox="0 0 %d %d" preserveAspectRatio="none" role="img" aria-labelledby="strip-title">`, stripW, stripH)
-	fmt.Fprintf(&b, `<title id="strip-title">%d windows, oldest first: %s</title>`, len(ws), strings.Join(sum, ", "))
+	fmt.Fprintf(&b, `<title id="strip-title">%d windows, oldest first: %s</title>`, len(ws), outcomes(ws))
 	for i, w := range ws {
 		fmt.Fprintf(&b, `<rect class="w-%s" x="%.2f" y="0" width="%.2f" height="%d"><title>window %d, %s: %s</title></rect>`,
 			template.HTMLEscapeString(w.Outcome), float64(i)*cell+0.5, max(cell-1, 0.5), stripH, w.Seq,
@@ -231,4 +209,13 @@ func windowStripSVG(ws []Window) template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// outcomes writes windows by outcome, "4 ran, 1 skipped".
+func outcomes(ws []Window) string {
+	n := map[string]int{}
+	for _, w := range ws {
+		n[w.Outcome]++
+	}
+	return render.Outcomes(n)
 }

@@ -172,6 +172,7 @@ type Source interface {
 	Refused(ctx context.Context, r Refusal) error
 	SampleSource
 	RelocationSource
+	AdminSource
 }
 
 // Refusal is a request the dashboard refused: a POST with no session, a forged form (no or

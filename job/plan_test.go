@@ -43,12 +43,12 @@ func TestMakeClipsRegionsToTheRange(t *testing.T) {
 		rows KeyRange
 		want string
 	}{
-		{kr("", ""), "r0[, b) r1[b, d) r2[d, END)"},
-		{kr("a", "c"), "r0[a, b) r1[b, c)"},
-		{kr("b", "d"), "r1[b, d)"},
-		{kr("c", ""), "r1[c, d) r2[d, END)"},
-		{kr("", "b\x00"), `r0[, b) r1[b, b\x00)`},
-		{kr("z", ""), "r2[z, END)"},
+		{kr("", ""), `r0[first row, "b") r1["b", "d") r2["d", last row]`},
+		{kr("a", "c"), `r0["a", "b") r1["b", "c")`},
+		{kr("b", "d"), `r1["b", "d")`},
+		{kr("c", ""), `r1["c", "d") r2["d", last row]`},
+		{kr("", "b\x00"), `r0[first row, "b") r1["b", "b\x00")`},
+		{kr("z", ""), `r2["z", last row]`},
 	}
 	for _, tt := range tests {
 		p, err := Make(Spec{Table: "t", Rows: tt.rows}, regions, nil, PlanOptions{})
@@ -250,8 +250,8 @@ func TestMakeSkipEmpty(t *testing.T) {
 		skipEmpty bool
 		want      string
 	}{
-		{"every region, empty or not", []StoreFile{old, newer}, false, "r0[, m) r1[m, END)"},
-		{"only the region with a file in range", []StoreFile{old, newer}, true, "r1[m, END)"},
+		{"every region, empty or not", []StoreFile{old, newer}, false, `r0[first row, "m") r1["m", last row]`},
+		{"only the region with a file in range", []StoreFile{old, newer}, true, `r1["m", last row]`},
 		{"every file pruned: no task", []StoreFile{old}, true, ""},
 		{"no files at all: no task", nil, true, ""},
 	}

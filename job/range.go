@@ -2,8 +2,9 @@ package job
 
 import (
 	"bytes"
-	"fmt"
 	"math"
+
+	"rangecopy/render"
 )
 
 // KeyRange is a half-open range of row keys, [Start, End). An empty Start is
@@ -13,14 +14,9 @@ type KeyRange struct {
 	Start, End []byte
 }
 
-// String writes the range with FormatKey's escapes.
-func (r KeyRange) String() string {
-	end := FormatKey(r.End)
-	if len(r.End) == 0 {
-		end = "END"
-	}
-	return fmt.Sprintf("[%s, %s)", FormatKey(r.Start), end)
-}
+// String writes the range as people read ranges everywhere (render.RowRange):
+// ["k100", "k500"), [first row, "k500"), ["k100", last row] or all rows.
+func (r KeyRange) String() string { return render.RowRange(r.Start, r.End) }
 
 // Empty reports whether no key lies in the range.
 func (r KeyRange) Empty() bool {
@@ -79,12 +75,14 @@ func AllTime() TimeRange { return TimeRange{Min: 0, Max: math.MaxInt64} }
 // IsAll reports whether t holds every timestamp.
 func (t TimeRange) IsAll() bool { return t.Min <= 0 && t.Max == math.MaxInt64 }
 
-// String writes the range as [min, max).
+// String writes the range as people read time ranges everywhere (render.Times): RFC 3339
+// times in UTC, "all time" for every timestamp. An empty or reversed range shows both its
+// bounds, as they are.
 func (t TimeRange) String() string {
-	if t.Max == math.MaxInt64 {
-		return fmt.Sprintf("[%d, MAX)", t.Min)
+	if t.Max != math.MaxInt64 && t.Max <= t.Min {
+		return "[" + render.Millis(t.Min) + ", " + render.Millis(t.Max) + ")"
 	}
-	return fmt.Sprintf("[%d, %d)", t.Min, t.Max)
+	return render.Times(t.Min, t.Max)
 }
 
 // Contains reports whether ts lies in the range.

@@ -101,7 +101,7 @@ func TestTimeRange(t *testing.T) {
 	if !tr.Contains(100) || tr.Contains(200) || !AllTime().Contains(math.MaxInt64-1) || !AllTime().IsAll() || tr.IsAll() {
 		t.Error("Contains or IsAll is wrong")
 	}
-	if s := AllTime().String(); s != "[0, MAX)" {
+	if s := AllTime().String(); s != "all time" {
 		t.Errorf("AllTime().String() = %s", s)
 	}
 }

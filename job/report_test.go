@@ -22,11 +22,11 @@ func TestReportRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, r) {
 		t.Fatalf("DecodeReport(%s) = %+v, %v; want %+v", b, got, err, r)
 	}
-	if got.BytesPerSecond != 2000 || got.Seconds() != 2 || got.Rows().String() != `[\x00a, z)` || got.Times().String() != "[5, 9)" {
+	if got.BytesPerSecond != 2000 || got.Seconds() != 2 || got.Rows().String() != `["\x00a", "z")` || got.Times().String() != "[1970-01-01T00:00:00.005Z, 1970-01-01T00:00:00.009Z)" {
 		t.Errorf("rendered: %v B/s, %v s, rows %s, time %s", got.BytesPerSecond, got.Seconds(), got.Rows(), got.Times())
 	}
 	whole := NewReport("x", Spec{Table: "t"})
-	if whole.Rows().String() != "[, END)" || whole.MaxTimeMs != math.MaxInt64 {
+	if whole.Rows().String() != `all rows` || whole.MaxTimeMs != math.MaxInt64 {
 		t.Errorf("whole table: rows %s, max time %d", whole.Rows(), whole.MaxTimeMs)
 	}
 }

@@ -19,13 +19,13 @@ func TestSpecValidate(t *testing.T) {
 		want []string
 	}{
 		{"no table", Spec{}, []string{"source table: table name is empty"}},
-		{"reversed rows", Spec{Table: "t", Rows: kr("b", "a")}, []string{"row range [b, a) is empty or reversed"}},
-		{"empty rows", Spec{Table: "t", Rows: kr("\x00", "\x00")}, []string{`row range [\x00, \x00) is empty`}},
-		{"reversed time", Spec{Table: "t", Time: TimeRange{Min: 5, Max: 5}}, []string{"time range [5, 5) is empty or reversed"}},
+		{"reversed rows", Spec{Table: "t", Rows: kr("b", "a")}, []string{`row range ["b", "a") is empty or reversed`}},
+		{"empty rows", Spec{Table: "t", Rows: kr("\x00", "\x00")}, []string{`row range ["\x00", "\x00") is empty`}},
+		{"reversed time", Spec{Table: "t", Time: TimeRange{Min: 5, Max: 5}}, []string{"time range [1970-01-01T00:00:00.005Z, 1970-01-01T00:00:00.005Z) is empty or reversed"}},
 		{"negative time", Spec{Table: "t", Time: TimeRange{Min: -1, Max: 5}}, []string{"start time -1 is negative"}},
 		{"bad target", Spec{Table: "t", TargetTable: "-x"}, []string{"target table: table name \"-x\": must not start with '-'"}},
 		{"families", Spec{Table: "t", Families: []string{"f", "", "a:b", "f"}}, []string{"family name is empty", `family "a:b": illegal character ':'`, `family "f" named twice`}},
-		{"all at once", Spec{Table: "hbase:meta", Rows: kr("z", "a")}, []string{"system namespace hbase", "row range [z, a)"}},
+		{"all at once", Spec{Table: "hbase:meta", Rows: kr("z", "a")}, []string{"system namespace hbase", `row range ["z", "a")`}},
 	}
 	for _, tt := range tests {
 		err := tt.spec.Validate()

@@ -54,7 +54,7 @@ func (p *Planner) DryRun(ctx context.Context) error {
 func WritePlan(w io.Writer, id string, s job.Spec, target string, regions int, plan job.Plan) error {
 	ew := &errWriter{w: w}
 	ew.printf("dry run of job %s: nothing is registered, created or loaded\n", id)
-	ew.printf("source table %s, rows %s, time %s, target table %s (%s)\n", s.Table, s.Rows, s.Times(), s.Target(), target)
+	ew.printf("source table %s, %s, %s, target table %s (%s)\n", s.Table, s.Rows, s.Times(), s.Target(), target)
 	regionsIn := map[string]bool{}
 	files, fast := 0, 0
 	var fileBytes int64

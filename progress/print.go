@@ -128,7 +128,7 @@ func WriteText(w io.Writer, r job.Report) error {
 	if r.Error != "" {
 		fmt.Fprintf(&b, "  error: %s\n", r.Error)
 	}
-	fmt.Fprintf(&b, "  %s -> %s, rows %s, time %s\n", r.Table, r.TargetTable, r.Rows(), r.Times())
+	fmt.Fprintf(&b, "  %s -> %s, %s, %s\n", r.Table, r.TargetTable, r.Rows(), r.Times())
 	switch {
 	case r.Status == job.ReportDone:
 		fmt.Fprintf(&b, "  %d/%d tasks done, %d failed\n", r.TasksDone, r.Tasks, r.TasksFailed)

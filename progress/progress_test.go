@@ -162,7 +162,7 @@ func TestReport(t *testing.T) {
 	if err := WriteText(&txt, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"job j1: done", "t -> t2, rows [a, b)", "5/5 tasks done", "read 4.0 MiB, loaded 5.0 MiB in 6 files (7 cells), 1 retries", "4.0 s at 1.0 MiB/s, 3 input files pruned"} {
+	for _, want := range []string{"job j1: done", "t -> t2, [\"a\", \"b\"), all time", "5/5 tasks done", "read 4.0 MiB, loaded 5.0 MiB in 6 files (7 cells), 1 retries", "4.0 s at 1.0 MiB/s, 3 input files pruned"} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, txt.String())
 		}
@@ -182,7 +182,7 @@ func TestReportTextNotDone(t *testing.T) {
 			r := base
 			r.Status, r.Error = job.ReportFailed, "job j1: registry: connection lost"
 			return r
-		}, want: []string{"job j1: failed\n  error: job j1: registry: connection lost\n  t -> t2, rows [a, b)",
+		}, want: []string{"job j1: failed\n  error: job j1: registry: connection lost\n  t -> t2, [\"a\", \"b\"), all time",
 			"done before it stopped: nothing (no task was planned or run)"}},
 		{name: "failed tasks", report: func() job.Report {
 			r := base
@@ -219,7 +219,7 @@ func TestReportTextNotDone(t *testing.T) {
 	}
 }
 
-// testReport is a report of a job copying rows [a, b) of t into t2.
+// testReport is a report of a job copying rows ["a", "b") of t into t2.
 func testReport() job.Report {
 	return job.NewReport("j1", job.Spec{Table: "t", TargetTable: "t2", Rows: job.KeyRange{Start: []byte("a"), End: []byte("b")}})
 }

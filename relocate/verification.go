@@ -7,6 +7,7 @@ import (
 
 	"rangecopy/catalog"
 	"rangecopy/relocation"
+	"rangecopy/render"
 	"rangecopy/verify"
 )
 
@@ -128,7 +129,7 @@ func (d *Driver) startVerification(ctx context.Context, r catalog.Relocation, un
 			d.finishReport(vctx, r, &rep)
 		}
 		run.result, run.report = v, rep
-		d.cfg.Logger.Info("relocation verified", "relocation", r.ID, "until", until, "final", final, "passed", v.Passed,
+		d.cfg.Logger.Info("relocation verified", "relocation", r.ID, "cells", render.Times(0, until), "final", final, "passed", v.Passed,
 			"differences", rep.Differences, "remaining", rep.Remaining)
 	}()
 }

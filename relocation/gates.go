@@ -3,6 +3,8 @@ package relocation
 import (
 	"fmt"
 	"time"
+
+	"rangecopy/render"
 )
 
 // The gates of a cut-over, by name.
@@ -53,9 +55,9 @@ func Gates(cfg Config, s State) []Gate {
 		ver.Detail = "no verification has run yet (one starts after the first window under max-lag)"
 	case v.Passed:
 		ver.OK = true
-		ver.Detail = fmt.Sprintf("passed over [0, %d) at %s", v.Until, v.At.UTC().Format(time.RFC3339))
+		ver.Detail = fmt.Sprintf("passed over the cells %s, at %s", render.Times(0, v.Until), render.Time(v.At))
 	default:
-		ver.Detail = fmt.Sprintf("failed over [0, %d) at %s: %s", v.Until, v.At.UTC().Format(time.RFC3339), v.Why)
+		ver.Detail = fmt.Sprintf("failed over the cells %s, at %s: %s", render.Times(0, v.Until), render.Time(v.At), v.Why)
 	}
 	return []Gate{phase, lag, ver}
 }
@@ -97,12 +99,12 @@ func PlanCutover(cfg Config, s State, now time.Time, force bool) CutoverPlan {
 	if s.Running != nil {
 		end = 0
 	}
-	final := fmt.Sprintf("run the final window over [%d, T) of every table, T the time it starts", start)
+	final := fmt.Sprintf("run the final window over the cells from %s up to T of every table, T the time it starts", render.Millis(start))
 	if end > 0 {
-		final = fmt.Sprintf("run the final window over [%d, %d) of every table", start, end)
+		final = fmt.Sprintf("run the final window over the cells %s of every table", render.Times(start, end))
 	}
 	p.Steps = append(p.Steps, final,
-		"verify the whole scope over [0, T) from both sides' HFiles",
+		"verify the whole scope, the cells before T, from both sides' HFiles",
 		"re-copy the ranges that differ and verify them again",
 		"store the report; done if no difference is left, failed otherwise")
 	return p

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,9 +16,21 @@ import (
 	"rangecopy/cluster"
 )
 
-func clusterOut(c catalog.Cluster) api.ClusterOut {
+// clusterOut is a registered cluster as a caller of role may read it: its site files
+// redacted (siteRedaction), never as stored.
+func clusterOut(c catalog.Cluster, role catalog.Role) api.ClusterOut {
 	return api.ClusterOut{Name: c.Name, ZKQuorum: c.ZKQuorum, ZNodeParent: c.ZNodeParent, HDFSRoot: c.HDFSRoot,
-		User: c.User, SiteFiles: c.SiteFiles, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		User: c.User, SiteFiles: cluster.RedactSiteFiles(c.SiteFiles, siteRedaction(role)), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// siteRedaction is how much of a cluster's site files a role reads: admins, who register
+// clusters, every value but secret-bearing ones; viewers and operators only the values that
+// say where the cluster is (the rest could be anything, and a job needs none of it).
+func siteRedaction(role catalog.Role) cluster.Redaction {
+	if role == catalog.RoleAdmin {
+		return cluster.RedactSecrets
+	}
+	return cluster.RedactAllButLayout
 }
 
 type clusterNameIn struct {
@@ -128,7 +141,7 @@ func (a *rest) registerClusters() {
 		page, next := pageByKey(cs, func(c catalog.Cluster) string { return c.Name }, in.PageQuery)
 		out := &clusterListOutput{Body: api.ClusterList{Clusters: []api.ClusterOut{}, Next: next}}
 		for _, c := range page {
-			out.Body.Clusters = append(out.Body.Clusters, clusterOut(c))
+			out.Body.Clusters = append(out.Body.Clusters, clusterOut(c, callerOf(ctx).role))
 		}
 		return out, nil
 	})
@@ -138,6 +151,9 @@ func (a *rest) registerClusters() {
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {
 		Body api.ClusterCreateRequest
 	}) (*clusterOutput, error) {
+		if _, err := cluster.KeepRedacted(in.Body.SiteFiles, nil); err != nil {
+			return nil, fieldProblem("siteFiles", err.Error(), nil)
+		}
 		cfg, err := configOf(in.Body.Name, in.Body.ClusterInput)
 		if err != nil {
 			return nil, err
@@ -149,7 +165,7 @@ func (a *rest) registerClusters() {
 		if err != nil {
 			return nil, a.problem(err, "cluster "+in.Body.Name)
 		}
-		return &clusterOutput{Body: clusterOut(c)}, nil
+		return &clusterOutput{Body: clusterOut(c, callerOf(ctx).role)}, nil
 	})
 	get := op("get-cluster", http.MethodGet, "/clusters/{name}", "Show a cluster", catalog.RoleViewer, "clusters")
 	get.Errors = append(get.Errors, http.StatusNotFound)
@@ -158,7 +174,7 @@ func (a *rest) registerClusters() {
 		if err != nil {
 			return nil, a.problem(err, "cluster "+in.Name)
 		}
-		return &clusterOutput{Body: clusterOut(c)}, nil
+		return &clusterOutput{Body: clusterOut(c, callerOf(ctx).role)}, nil
 	})
 	put := op("put-cluster", http.MethodPut, "/clusters/{name}", "Change a registered cluster", catalog.RoleAdmin, "clusters")
 	put.Errors = append(put.Errors, http.StatusBadRequest, http.StatusNotFound)
@@ -166,6 +182,17 @@ func (a *rest) registerClusters() {
 		Name string `path:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name"`
 		Body api.ClusterInput
 	}) (*clusterOutput, error) {
+		if len(in.Body.SiteFiles) > 0 {
+			// A file read back from the API holds the marker where a value was withheld:
+			// keep the stored value there.
+			old, err := cat.GetCluster(ctx, in.Name)
+			if err != nil && !errors.Is(err, catalog.ErrNotFound) {
+				return nil, a.problem(err, "cluster "+in.Name)
+			}
+			if in.Body.SiteFiles, err = cluster.KeepRedacted(in.Body.SiteFiles, old.SiteFiles); err != nil {
+				return nil, fieldProblem("siteFiles", err.Error(), nil)
+			}
+		}
 		cfg, err := configOf(in.Name, in.Body)
 		if err != nil {
 			return nil, err
@@ -177,7 +204,7 @@ func (a *rest) registerClusters() {
 		if err != nil {
 			return nil, a.problem(err, "cluster "+in.Name)
 		}
-		return &clusterOutput{Body: clusterOut(c)}, nil
+		return &clusterOutput{Body: clusterOut(c, callerOf(ctx).role)}, nil
 	})
 	del := op("delete-cluster", http.MethodDelete, "/clusters/{name}", "Remove a cluster no running job uses", catalog.RoleAdmin, "clusters")
 	del.DefaultStatus = http.StatusNoContent

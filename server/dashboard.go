@@ -17,6 +17,7 @@ import (
 	"rangecopy/job"
 	"rangecopy/master"
 	"rangecopy/registry"
+	"rangecopy/render"
 	"rangecopy/units"
 )
 
@@ -110,10 +111,8 @@ func dashJob(v api.JobOut) dashboard.Job {
 				j.Spec = append(j.Spec, dashboard.Field{Name: name, Value: value})
 			}
 		}
-		add("Start row", orDefault(r.StartRow, "(table start)"))
-		add("Stop row", orDefault(r.StopRow, "(table end)"))
-		add("Time from", msText(r.StartTime, "(no bound)"))
-		add("Time before", msText(r.EndTime, "(no bound)"))
+		add("Rows", render.Rows(r.StartRow, r.StopRow))
+		add("Cell times", render.TimesPtr(r.StartTime, r.EndTime))
 		fams := "(all)"
 		if len(r.Families) > 0 {
 			fams = fmt.Sprint(r.Families)
@@ -136,14 +135,6 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// msText writes a cell timestamp bound: the milliseconds and the UTC time they are.
-func msText(ms *int64, none string) string {
-	if ms == nil {
-		return none
-	}
-	return fmt.Sprintf("%d (%s)", *ms, time.UnixMilli(*ms).UTC().Format("2006-01-02 15:04:05.000 UTC"))
 }
 
 func (d dashSource) Tasks(ctx context.Context, id string, f dashboard.TaskFilter) (dashboard.TaskPage, error) {

@@ -236,7 +236,8 @@ func writeBulk(t *testing.T, env *testenv.Env, table string, rows, size int) {
 // TestDashboardInBrowser drives the dashboard in headless Chromium against a server on the
 // real clusters: a slow job's progress bar moves without a reload, pausing from the page
 // pauses it (the API agrees), a relocation's page shows its windows, a viewer sees no
-// actions and forged POSTs are refused (and found in the audit log), and every page passes axe-core with no serious or critical violation. It takes screenshots of
+// actions and forged POSTs are refused (and found in the audit log), the admin pages refuse
+// a viewer and show an admin the clusters, tokens and audit log, and every page passes axe-core with no serious or critical violation. It takes screenshots of
 // each page (RANGECOPY_SCREENSHOTS=docs/screenshots writes them where the README shows them).
 func TestDashboardInBrowser(t *testing.T) {
 	env := testenv.Get(t)
@@ -422,6 +423,48 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if v := r.waitJob(j.ID, time.Second, "still paused", func(v api.JobOut) bool { return true }); v.State != "paused" {
 		t.Errorf("after the forged resumes the job is %s; want paused", v.State)
+	}
+	adminPagesInBrowser(t, r, b)
+}
+
+// adminPagesInBrowser visits the admin pages signed in as the viewer the browser holds
+// (each refused with the 403 page, none offered in the navigation), then as an admin: the
+// clusters, a cluster with its redacted site files, the tokens and the audit log, each
+// passing axe-core.
+func adminPagesInBrowser(t *testing.T, r *rig, b *browser) {
+	t.Helper()
+	pages := []string{"/clusters", "/clusters/src", "/tokens", "/audit"}
+	if n := eval[int](b, `document.querySelectorAll('nav a[href="/clusters"], nav a[href="/tokens"], nav a[href="/audit"]').length`); n != 0 {
+		t.Errorf("a viewer's navigation offers %d admin pages", n)
+	}
+	for _, p := range pages {
+		b.do(chromedp.Navigate(r.url+p), chromedp.WaitVisible("h1"))
+		if h := eval[string](b, `document.querySelector('h1').textContent`); h != "403 Forbidden" {
+			t.Errorf("a viewer at %s sees %q; want 403 Forbidden", p, h)
+		}
+	}
+	b.shot("admin-refused-viewer")
+	eval[bool](b, `document.querySelector('form[action="/logout"] button').click(); true`)
+	b.do(chromedp.WaitVisible("#secret"))
+	b.signIn(r.url, r.admin)
+	for _, p := range pages {
+		b.do(chromedp.Navigate(r.url+p), chromedp.WaitVisible("h1"))
+		main := eval[string](b, `document.querySelector('main').textContent`)
+		want := map[string]string{"/clusters": "dst", "/clusters/src": "hbase.zookeeper.quorum", "/tokens": "test viewer", "/audit": "create-cluster"}[p]
+		if h := eval[string](b, `document.querySelector('h1').textContent`); strings.HasPrefix(h, "403") || !strings.Contains(main, want) {
+			t.Errorf("an admin at %s sees %q without %q", p, h, want)
+		}
+		for _, s := range []string{r.admin, r.viewer, r.oper} {
+			if strings.Contains(main, s) {
+				t.Errorf("the page %s shows a token secret", p)
+			}
+		}
+		name := strings.ReplaceAll(strings.Trim(p, "/"), "/", "-")
+		b.accessible(name)
+		b.shot(name)
+	}
+	if n := eval[int](b, `document.querySelectorAll('nav a[href="/clusters"], nav a[href="/tokens"], nav a[href="/audit"]').length`); n != 3 {
+		t.Errorf("an admin's navigation offers %d admin pages, want 3", n)
 	}
 }
 

@@ -454,6 +454,6 @@ func (a *rest) cutover(ctx context.Context, id string, force, dryRun bool) (*str
 		return nil, a.problem(err, "relocation "+id)
 	}
 	out.Body.Started, out.Body.Gates, out.Body.Relocation = true, v.Gates, v
-	out.Body.Steps = []string{"final window", "verification of the whole scope over [0, T) with repair", "report"}
+	out.Body.Steps = []string{"final window", "verification of the whole scope, the cells before T, with repair", "report"}
 	return out, nil
 }

@@ -37,16 +37,16 @@ func TestPlanBatches(t *testing.T) {
 		target  int64
 		want    string
 	}{
-		{"one batch", kr("", ""), nil, nil, 100, "[, END)"},
-		{"region cuts inside the range only", kr("b", "y"), []string{"", "a", "m", "z"}, nil, 100, "[b, m) [m, y)"},
+		{"one batch", kr("", ""), nil, nil, 100, `all rows`},
+		{"region cuts inside the range only", kr("b", "y"), []string{"", "a", "m", "z"}, nil, 100, `["b", "m") ["m", "y")`},
 		{"cut once the target is reached", kr("", ""), nil,
-			[]WeightedRow{w("a", 60), w("b", 60), w("c", 60), w("d", 60)}, 100, "[, c) [c, END)"},
+			[]WeightedRow{w("a", 60), w("b", 60), w("c", 60), w("d", 60)}, 100, `[first row, "c") ["c", last row]`},
 		{"weights of one row add up", kr("", ""), nil,
-			[]WeightedRow{w("a", 60), w("a", 60), w("b", 10), w("c", 10)}, 100, "[, b) [b, END)"},
+			[]WeightedRow{w("a", 60), w("a", 60), w("b", 10), w("c", 10)}, 100, `[first row, "b") ["b", last row]`},
 		{"a region cut resets the count", kr("", ""), []string{"b"},
-			[]WeightedRow{w("a", 90), w("b", 50), w("c", 50), w("d", 10)}, 100, "[, b) [b, d) [d, END)"},
+			[]WeightedRow{w("a", 90), w("b", 50), w("c", 50), w("d", 10)}, 100, `[first row, "b") ["b", "d") ["d", last row]`},
 		{"a weight at the range start is not a cut", kr("a", ""), nil,
-			[]WeightedRow{w("a", 200), w("b", 1)}, 100, "[a, b) [b, END)"},
+			[]WeightedRow{w("a", 200), w("b", 1)}, 100, `["a", "b") ["b", last row]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,7 +122,7 @@ func TestMismatchedAndJoin(t *testing.T) {
 		t.Fatalf("mismatched %v", bad)
 	}
 	batches := []job.KeyRange{kr("", "b"), kr("b", "c"), kr("c", "d"), kr("d", "e"), kr("e", "")}
-	if got, want := rangesString(JoinRanges(batches, bad)), "[b, d) [e, END)"; got != want {
+	if got, want := rangesString(JoinRanges(batches, bad)), `["b", "d") ["e", last row]`; got != want {
 		t.Errorf("joined %s, want %s", got, want)
 	}
 }
@@ -155,7 +155,7 @@ func TestRegionUnits(t *testing.T) {
 func TestOverlapping(t *testing.T) {
 	batches := []job.KeyRange{kr("", "c"), kr("c", "m"), kr("m", "x"), kr("x", "")}
 	got := rangesString(overlapping(batches, []job.KeyRange{kr("d", "e"), kr("y", "")}))
-	if got != "[c, m) [x, END)" {
+	if got != `["c", "m") ["x", last row]` {
 		t.Errorf("overlapping %s", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rangecopy/hfile"
+	"rangecopy/render"
 	"rangecopy/rowkey"
 )
 
@@ -120,8 +121,8 @@ func WriteText(w io.Writer, r Report) error {
 	if r.HashTable != "" {
 		fmt.Fprintf(&b, "  hash table    %s (HBase HashTable's MD5 batches)\n", r.HashTable)
 	}
-	fmt.Fprintf(&b, "  rows          [%s, %s)\n", r.StartRow, r.StopRow)
-	fmt.Fprintf(&b, "  times         [%d, %d)\n", r.MinTimeMs, r.MaxTimeMs)
+	fmt.Fprintf(&b, "  rows          %s\n", render.Rows(r.StartRow, r.StopRow))
+	fmt.Fprintf(&b, "  times         %s\n", render.Times(r.MinTimeMs, r.MaxTimeMs))
 	fmt.Fprintf(&b, "  families      %s\n", strings.Join(r.Families, ","))
 	fmt.Fprintf(&b, "  cells         source %d, target %d\n", r.SourceCells, r.TargetCells)
 	fmt.Fprintf(&b, "  rows compared source %d, target %d\n", r.SourceRows, r.TargetRows)
@@ -141,10 +142,10 @@ func WriteText(w io.Writer, r Report) error {
 		}
 	}
 	for _, rg := range r.MismatchedRanges {
-		fmt.Fprintf(&b, "  mismatched    [%s, %s)\n", rg.StartRow, rg.StopRow)
+		fmt.Fprintf(&b, "  mismatched    %s\n", render.Rows(rg.StartRow, rg.StopRow))
 	}
 	for _, rg := range r.Repaired {
-		fmt.Fprintf(&b, "  repaired      [%s, %s)\n", rg.StartRow, rg.StopRow)
+		fmt.Fprintf(&b, "  repaired      %s\n", render.Rows(rg.StartRow, rg.StopRow))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

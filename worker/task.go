@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -252,7 +251,7 @@ func (a *attempt) loaded(f OutputFile, took time.Duration, sent time.Time) check
 		a.cfg.Observer.FileLoaded(a.cfg.Job, took)
 	}
 	a.cfg.Logger.Info("file loaded", "family", f.Family,
-		"first", hex.EncodeToString(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
+		"first", job.FormatKey(f.FirstRow), "path", f.Path, "bytes", f.Bytes,
 		"sent", sent.UTC().Format(time.RFC3339Nano))
 	return checkpoint.Loaded{Family: f.Family, Mark: f.NextRow, Files: 1, Cells: f.Cells, Bytes: f.Bytes}
 }

@@ -13,6 +13,7 @@ import (
 
 	"rangecopy/api"
 	"rangecopy/apiclient"
+	"rangecopy/render"
 )
 
 // relocFlags are the flags every relocation action takes: the server (as job --server
@@ -205,7 +206,7 @@ func printRelocation(w io.Writer, jsonOut bool, r api.RelocationOut) error {
 		fmt.Fprintf(w, "  table %s → %s\n", t.Source, target)
 	}
 	if r.Watermark > 0 {
-		fmt.Fprintf(w, "  watermark %s", time.UnixMilli(r.Watermark).UTC().Format(time.RFC3339))
+		fmt.Fprintf(w, "  watermark %s", render.Millis(r.Watermark))
 		if r.LagMs != nil {
 			fmt.Fprintf(w, ", last lag %s", time.Duration(*r.LagMs)*time.Millisecond)
 		}
@@ -215,8 +216,8 @@ func printRelocation(w io.Writer, jsonOut bool, r api.RelocationOut) error {
 		fmt.Fprintf(w, "  gate %-12s ok=%-5v %s\n", g.Name, g.OK, g.Detail)
 	}
 	for _, win := range r.Windows {
-		fmt.Fprintf(w, "  window %d %-8s %-7s [%d, %d) jobs %d, %d bytes, lag %s %s\n", win.Seq, win.Kind, win.Outcome, win.StartTime,
-			win.EndTime, len(win.JobIDs), win.Bytes, time.Duration(win.LagMs)*time.Millisecond, win.Why)
+		fmt.Fprintf(w, "  window %d %-8s %-7s %s, jobs %d, %d bytes, lag %s %s\n", win.Seq, win.Kind, win.Outcome,
+			render.Times(win.StartTime, win.EndTime), len(win.JobIDs), win.Bytes, time.Duration(win.LagMs)*time.Millisecond, win.Why)
 	}
 	if rep := r.Report; rep != nil {
 		fmt.Fprintf(w, "  report: %d cells compared, %d batches matched by checksums, %d differences, %d left, %d ranges re-copied, %d bytes copied, %s\n",

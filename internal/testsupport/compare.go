@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"rangecopy/hbase"
+	"rangecopy/render"
 	"rangecopy/testenv"
 )
 
@@ -168,13 +169,13 @@ func describe(s CompareSpec) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s comparison of source %s", s.Mode, s.SourceTable)
 	if s.StartRow != nil || s.StopRow != nil {
-		fmt.Fprintf(&b, " rows [%s, %s)", FormatBytes(s.StartRow), FormatBytes(s.StopRow))
+		fmt.Fprintf(&b, " rows %s", render.RowRange(s.StartRow, s.StopRow))
 	}
 	if s.Families != nil {
 		fmt.Fprintf(&b, " families %s", strings.Join(s.Families, ","))
 	}
 	if s.TimeRange != (hbase.TimeRange{}) {
-		fmt.Fprintf(&b, " times [%d, %d)", s.TimeRange.Min, s.TimeRange.Max)
+		fmt.Fprintf(&b, " times %s", render.Times(int64(min(s.TimeRange.Min, math.MaxInt64)), int64(min(s.TimeRange.Max, math.MaxInt64))))
 	}
 	fmt.Fprintf(&b, " with target %s", s.TargetTable)
 	return b.String()

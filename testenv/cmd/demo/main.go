@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"rangecopy/render"
 	"rangecopy/testenv"
 )
 
@@ -109,7 +110,7 @@ func run(ctx context.Context, s sample, stdout, stderr io.Writer) error {
 	if err := compare(src, dst); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "demo: %d cells compared in [%s, %s) (raw scans, every version and delete marker), all equal\n", len(src), startRow, stopRow)
+	fmt.Fprintf(stdout, "demo: %d cells compared in %s (raw scans, every version and delete marker), all equal\n", len(src), render.Rows(startRow, stopRow))
 	return relocate(ctx, env, bin, table, stdout, stderr)
 }
 

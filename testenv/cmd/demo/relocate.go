@@ -16,6 +16,8 @@ import (
 
 	"rangecopy/api"
 	"rangecopy/apiclient"
+	"rangecopy/progress"
+	"rangecopy/render"
 	"rangecopy/testenv"
 )
 
@@ -140,25 +142,37 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 	fmt.Fprintf(stdout, "demo: relocation %s of %s to %s, a catch-up window every 5 s, while a writer writes\n", rel.ID, table, target)
 	var phase api.RelocationPhase
 	seen := 0
+	// look reads the relocation once and says what changed: first the windows that ended
+	// (they belong to the phase they ran in), then a new phase.
+	look := func() error {
+		if err := client.Call(ctx, http.MethodGet, "/relocations/"+rel.ID, nil, &rel); err != nil {
+			return err
+		}
+		for ; seen < len(rel.Windows); seen++ {
+			w := rel.Windows[seen]
+			if w.FinishedAt == nil && w.Kind != "" && w.JobIDs != nil {
+				break // report it once it ended
+			}
+			fmt.Fprintf(stdout, "demo:   window %d (%s): %s, %s, %d files loaded, %d pruned, lag %s\n",
+				w.Seq, w.Kind, windowTimes(w), outcomeOf(w), w.FilesLoaded, w.FilesPruned, time.Duration(w.LagMs)*time.Millisecond)
+		}
+		if rel.Phase != phase {
+			line := "demo: phase " + string(rel.Phase)
+			if rel.Why != "" {
+				line += " (" + rel.Why + ")"
+			}
+			fmt.Fprintln(stdout, line)
+			phase = rel.Phase
+		}
+		if rel.Phase == "failed" || rel.Phase == "cancelled" {
+			return fmt.Errorf("relocation %s %s: %s", rel.ID, rel.Phase, rel.Why)
+		}
+		return nil
+	}
 	wait := func(until func(api.RelocationOut) bool) error {
 		for {
-			if err := client.Call(ctx, http.MethodGet, "/relocations/"+rel.ID, nil, &rel); err != nil {
+			if err := look(); err != nil {
 				return err
-			}
-			if rel.Phase != phase {
-				fmt.Fprintln(stdout, strings.TrimSpace("demo:   phase "+string(rel.Phase)+" "+rel.Why))
-				phase = rel.Phase
-			}
-			for ; seen < len(rel.Windows); seen++ {
-				w := rel.Windows[seen]
-				if w.FinishedAt == nil && w.Kind != "" && w.JobIDs != nil {
-					break // report it once it ended
-				}
-				fmt.Fprintf(stdout, "demo:   window %d (%s): [%d, %d), %s, %d files loaded, %d pruned, lag %d ms\n",
-					w.Seq, w.Kind, w.StartTime, w.EndTime, outcomeOf(w), w.FilesLoaded, w.FilesPruned, w.LagMs)
-			}
-			if rel.Phase == "failed" || rel.Phase == "cancelled" {
-				return fmt.Errorf("relocation %s %s: %s", rel.ID, rel.Phase, rel.Why)
 			}
 			if until(rel) {
 				return nil
@@ -192,15 +206,20 @@ func relocate(ctx context.Context, env *testenv.Env, bin, table string, stdout, 
 	if err := client.Call(ctx, http.MethodPost, "/relocations/"+rel.ID+"/cutover", map[string]any{}, &cut); err != nil {
 		return fmt.Errorf("cut over: %w", err)
 	}
-	for _, s := range cut.Steps {
-		fmt.Fprintf(stdout, "demo:   %s\n", s)
+	// The phase it is in now, then what it does in it.
+	if err := look(); err != nil {
+		return err
+	}
+	for i, s := range cut.Steps {
+		fmt.Fprintf(stdout, "demo:   step %d: %s\n", i+1, s)
 	}
 	if err := wait(func(r api.RelocationOut) bool { return r.Phase == "done" }); err != nil {
 		return err
 	}
 	if r := rel.Report; r != nil {
-		fmt.Fprintf(stdout, "demo: report: %d cells compared over [0, %d) (and %d batches matched by file checksums), %d differences (%d left, %d ranges re-copied), %d bytes copied in windows %v, %.1f s\n",
-			r.CellsCompared, r.Until, r.BatchesProven, r.Differences, r.Remaining, r.RangesRecopied, r.BytesCopied, r.Windows, float64(r.DurationMs)/1000)
+		fmt.Fprintf(stdout, "demo: report: %d cells compared, the cells %s (and %d batches matched by file checksums), %d differences (%d left, %d ranges re-copied), %s copied in windows (%s), %.1f s\n",
+			r.CellsCompared, render.Times(0, r.Until), r.BatchesProven, r.Differences, r.Remaining, r.RangesRecopied,
+			progress.Bytes(r.BytesCopied), render.Outcomes(r.Windows), float64(r.DurationMs)/1000)
 	}
 	src, err := env.Source.Scan(ctx, table, testenv.ScanSpec{Raw: true})
 	if err != nil {
@@ -225,5 +244,17 @@ func outcomeOf(w api.WindowOut) string {
 	case len(w.JobIDs) == 0:
 		return "skipped (a window was running)"
 	}
-	return fmt.Sprintf("ran in %d ms", w.DurationMs)
+	return fmt.Sprintf("ran in %s", time.Duration(w.DurationMs)*time.Millisecond)
+}
+
+// windowTimes says which cells a window copied: all of them for the full copy (whose range
+// the API gives as 0, 0), from its snapshot; its time range for the others.
+func windowTimes(w api.WindowOut) string {
+	if w.Kind == "full" {
+		if w.SnapshotTime > 0 {
+			return "all time, from its snapshot of " + render.Millis(w.SnapshotTime)
+		}
+		return "all time"
+	}
+	return "the cells " + render.Times(w.StartTime, w.EndTime)
 }
