@@ -26,8 +26,9 @@ func (m *metricsFlags) add(fs *pflag.FlagSet) {
 
 // serveMetrics listens on addr and serves reg's metrics (with the Go
 // runtime's and the process's) on /metrics until ctx ends. It returns the
-// address listened on, and a function that stops the server.
-func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, log *slog.Logger) (string, func(), error) {
+// address listened on, and a function that stops the server. extra are more handlers
+// (a worker's /healthz).
+func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, log *slog.Logger, extra ...route) (string, func(), error) {
 	if err := reg.Register(collectors.NewGoCollector()); err != nil {
 		return "", nil, fmt.Errorf("metrics: %w", err)
 	}
@@ -40,6 +41,9 @@ func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, lo
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	for _, r := range extra {
+		mux.Handle(r.pattern, r.handler)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
