@@ -31,7 +31,7 @@ func zkAnswers(ctx context.Context, quorum []string, wait time.Duration) error {
 	defer conn.Close()
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	last := "no answer"
+	last := ""
 	for {
 		select {
 		case ev := <-events:
@@ -39,12 +39,10 @@ func zkAnswers(ctx context.Context, quorum []string, wait time.Duration) error {
 				return nil
 			}
 			if ev.Err != nil {
-				last = ev.Err.Error()
-			} else if ev.State != zk.StateUnknown {
-				last = "last state " + ev.State.String()
+				last = " (" + ev.Err.Error() + ")"
 			}
 		case <-t.C:
-			return fmt.Errorf("no ZooKeeper session within %s (%s)", wait, last)
+			return fmt.Errorf("no session within %s%s", wait, last)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -62,7 +60,7 @@ func checkReachable(ctx context.Context, cfg cluster.Config, unchecked bool) err
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fieldProblem("zkQuorum", fmt.Sprintf("ZooKeeper %s does not answer: %v; check the quorum, or register it anyway with ?unchecked=true", q, err), q)
+		return fieldProblem("zkQuorum", fmt.Sprintf("ZooKeeper %s does not answer: %v; check the quorum, or register it anyway with ?unchecked=true (rangecopy cluster add --unchecked)", q, err), q)
 	}
 	return nil
 }
