@@ -230,6 +230,7 @@ func (r registryFlags) open(ctx context.Context, log *slog.Logger) (*registry.Re
 	if err := r.check(); err != nil {
 		return nil, err
 	}
+	log.Info(fmt.Sprintf("connecting to ZooKeeper %s …", strings.Join(servers, ",")), "zk-root", r.zkRoot)
 	return openRegistry(ctx, registry.Config{Servers: servers, Root: r.zkRoot, SessionTimeout: r.sessionTimeout, Logger: log.With("part", "registry")})
 }
 
