@@ -31,13 +31,13 @@ func serverEnvClean(t *testing.T) {
 }
 
 // TestServerUnreachableZooKeeper: rangecopy server with nothing listening at --zk says at once
-// what it waits for, gives up after --zk-wait, and ends with one sentence (exit 1) naming the
-// address, with no prefix said twice.
+// what it waits for, says every 10 s that it still waits, gives up after --zk-wait, and ends
+// with one sentence (exit 1) naming the address, with no prefix said twice.
 func TestServerUnreachableZooKeeper(t *testing.T) {
 	serverEnvClean(t)
 	zk := closedPort(t)
 	var out, errb bytes.Buffer
-	code := run(t.Context(), []string{"server", "--zk", zk, "--zk-wait", "3s", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0"}, &out, &errb)
+	code := run(t.Context(), []string{"server", "--zk", zk, "--zk-wait", "13s", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0"}, &out, &errb)
 	stderr := errb.String()
 	if code != exitError {
 		t.Errorf("exit %d, want %d", code, exitError)
@@ -46,7 +46,10 @@ func TestServerUnreachableZooKeeper(t *testing.T) {
 	if !strings.Contains(first, "connecting to ZooKeeper "+zk) {
 		t.Errorf("first line %q does not say it connects to ZooKeeper %s", first, zk)
 	}
-	want := "rangecopy server: no ZooKeeper server answered at " + zk + " in 3s"
+	if !strings.Contains(stderr, "still waiting for ZooKeeper "+zk) {
+		t.Errorf("no progress line while it waited:\n%s", stderr)
+	}
+	want := "rangecopy server: no ZooKeeper server answered at " + zk + " in 13s"
 	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "(last: dial tcp "+zk) {
 		t.Errorf("stderr does not end with %q and the cause:\n%s", want, stderr)
 	}

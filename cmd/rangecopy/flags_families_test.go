@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -32,6 +33,24 @@ func TestParseFamilies(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("parseFamilies(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestFamiliesUsage: copy and verify refuse an empty family name with exit 2, before they
+// talk to any cluster.
+func TestFamiliesUsage(t *testing.T) {
+	clusters := []string{"--source", "127.0.0.1:1:/hbase", "--source-hdfs", "hdfs://127.0.0.1:1/hbase",
+		"--target", "127.0.0.1:2:/hbase", "--target-hdfs", "hdfs://127.0.0.1:2/hbase", "--table", "t"}
+	for _, tc := range []struct{ cmd, fams, want string }{
+		{"copy", ",", `--families ",": name 1 of 2 is empty`},
+		{"copy", "a,,b", `--families "a,,b": name 2 of 3 is empty`},
+		{"verify", "a,", `--families "a,": name 2 of 2 is empty`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(t.Context(), append(append([]string{tc.cmd}, clusters...), "--families", tc.fams), &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%s --families %q: exit %d, %q; want %d and %q", tc.cmd, tc.fams, code, errb.String(), exitUsage, tc.want)
 		}
 	}
 }
