@@ -149,7 +149,8 @@ func (a *rest) registerClusters() {
 	create.DefaultStatus = http.StatusCreated
 	create.Errors = append(create.Errors, http.StatusBadRequest, http.StatusConflict)
 	huma.Register(a.h, create, func(ctx context.Context, in *struct {
-		Body api.ClusterCreateRequest
+		Unchecked bool `query:"unchecked" doc:"register even if the cluster's ZooKeeper gives no session now (otherwise it is tried for a few seconds)"`
+		Body      api.ClusterCreateRequest
 	}) (*clusterOutput, error) {
 		if _, err := cluster.KeepRedacted(in.Body.SiteFiles, nil); err != nil {
 			return nil, fieldProblem("siteFiles", err.Error(), nil)
@@ -159,6 +160,9 @@ func (a *rest) registerClusters() {
 			return nil, err
 		}
 		if err := resolvable(ctx, cfg); err != nil {
+			return nil, err
+		}
+		if err := checkReachable(ctx, cfg, in.Unchecked); err != nil {
 			return nil, err
 		}
 		c, err := cat.CreateCluster(ctx, recordOf(in.Body.Name, in.Body.ClusterInput, cfg))
@@ -179,8 +183,9 @@ func (a *rest) registerClusters() {
 	put := op("put-cluster", http.MethodPut, "/clusters/{name}", "Change a registered cluster", catalog.RoleAdmin, "clusters")
 	put.Errors = append(put.Errors, http.StatusBadRequest, http.StatusNotFound)
 	huma.Register(a.h, put, func(ctx context.Context, in *struct {
-		Name string `path:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name"`
-		Body api.ClusterInput
+		Name      string `path:"name" minLength:"1" maxLength:"128" pattern:"^[A-Za-z0-9][A-Za-z0-9._-]*$" doc:"the cluster's name"`
+		Unchecked bool   `query:"unchecked" doc:"register even if the cluster's ZooKeeper gives no session now (otherwise it is tried for a few seconds)"`
+		Body      api.ClusterInput
 	}) (*clusterOutput, error) {
 		if len(in.Body.SiteFiles) > 0 {
 			// A file read back from the API holds the marker where a value was withheld:
@@ -198,6 +203,9 @@ func (a *rest) registerClusters() {
 			return nil, err
 		}
 		if err := resolvable(ctx, cfg); err != nil {
+			return nil, err
+		}
+		if err := checkReachable(ctx, cfg, in.Unchecked); err != nil {
 			return nil, err
 		}
 		c, err := cat.UpdateCluster(ctx, recordOf(in.Name, in.Body, cfg))

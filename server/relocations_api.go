@@ -110,17 +110,7 @@ func (f *fieldErrs) err() error {
 
 // parseDuration reads a non-negative duration, def when empty.
 func parseDuration(s string, def time.Duration) (time.Duration, error) {
-	if s == "" {
-		return def, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration such as 10m or 90s", s)
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("%s is negative", s)
-	}
-	return d, nil
+	return relocation.ParseDuration(s, def)
 }
 
 // createRelocation checks a creation and records the relocation with its full copy.

@@ -72,7 +72,7 @@ and --zk do not go together. Flags may come before or after the job id.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: needSubcommand("job action"),
 	}
-	f.registry.add(c.PersistentFlags(), "")
+	f.registry.add(c.PersistentFlags(), "-")
 	f.api.add(c.PersistentFlags())
 	f.log.add(c.PersistentFlags())
 	f.log.complete(c)

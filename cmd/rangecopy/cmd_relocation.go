@@ -13,6 +13,9 @@ import (
 
 	"rangecopy/api"
 	"rangecopy/apiclient"
+	"rangecopy/job"
+	"rangecopy/relocate"
+	"rangecopy/relocation"
 	"rangecopy/render"
 )
 
@@ -67,6 +70,9 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Short: "create a relocation; its full copy starts at once",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkRelocationCreate(&in); err != nil {
+				return err
+			}
 			var out api.RelocationOut
 			if err := f.call(c.Context(), http.MethodPost, "/relocations", in, &out); err != nil {
 				return err
@@ -186,6 +192,44 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		})
 	}
 	return c
+}
+
+// checkRelocationCreate checks a creation's flags with the parsers the server uses
+// (relocation.ParseSchedule, relocation.ParseDuration, job.Request's checks of rows,
+// families and bandwidth), so a mistake is a usage error naming the flag before anything is
+// sent. It trims the family names.
+func checkRelocationCreate(in *api.RelocationCreate) error {
+	var msgs []string
+	if len(in.Families) > 0 {
+		fams, err := checkFamilies(in.Families)
+		if err != nil {
+			return err
+		}
+		in.Families = fams
+	}
+	if in.Schedule == "" {
+		msgs = append(msgs, "--schedule is required: a cron expression such as '*/10 * * * *'")
+	} else if _, err := relocation.ParseSchedule(in.Schedule); err != nil {
+		msgs = append(msgs, "--schedule: "+err.Error())
+	}
+	if _, err := relocation.ParseDuration(in.Margin, relocate.DefaultMargin); err != nil {
+		msgs = append(msgs, "--margin: "+err.Error())
+	}
+	if d, err := relocation.ParseDuration(in.MaxLag, relocate.DefaultMaxLag); err != nil {
+		msgs = append(msgs, "--max-lag: "+err.Error())
+	} else if d == 0 {
+		msgs = append(msgs, "--max-lag: must be more than 0")
+	}
+	req := job.Request{Table: "t", StartRow: in.StartRow, StopRow: in.StopRow, Families: in.Families, Bandwidth: in.Bandwidth}
+	if _, _, err := req.Resolve(); err != nil {
+		for _, fe := range job.FieldErrors(err) {
+			msgs = append(msgs, fe.Flag()+": "+fe.Err.Error())
+		}
+	}
+	if len(msgs) > 0 {
+		return usageErrorf("%s", strings.Join(msgs, "; "))
+	}
+	return nil
 }
 
 // printRelocation writes a relocation as text (or its JSON).

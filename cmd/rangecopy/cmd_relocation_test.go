@@ -79,3 +79,42 @@ func TestRelocationCommands(t *testing.T) {
 		t.Errorf("cancel: %d %q", code, stderr)
 	}
 }
+
+// TestRelocationCreateChecks: relocation create checks its schedule, margin, max-lag,
+// families, rows and bandwidth with the server's parsers and refuses a bad one as a usage
+// error (exit 2) without calling the server: --server is a closed loopback port, so a call
+// would have failed with exit 1.
+func TestRelocationCreateChecks(t *testing.T) {
+	t.Setenv("RANGECOPY_TOKEN", "x")
+	srv := "http://" + closedPort(t)
+	base := []string{"relocation", "create", "--server", srv, "--source", "a", "--target", "b", "--table", "ns:t"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--schedule", "every tuesday-ish"}, `--schedule: cron expression "every tuesday-ish"`},
+		{[]string{"--schedule", "0 0 30 2 *"}, "it never fires"},
+		{[]string{"--schedule", "CRON_TZ=Mars/Olympus 0 2 * * *"}, "--schedule: "},
+		{nil, "--schedule is required"},
+		{[]string{"--schedule", "@every 1h", "--margin", "ten minutes"}, `--margin: "ten minutes" is not a duration`},
+		{[]string{"--schedule", "@every 1h", "--margin", "-5m"}, "--margin: -5m is negative"},
+		{[]string{"--schedule", "@every 1h", "--max-lag", "0s"}, "--max-lag: must be more than 0"},
+		{[]string{"--schedule", "@every 1h", "--families", ","}, "is empty"},
+		{[]string{"--schedule", "@every 1h", "--families", "a,,b"}, "name 2 of 3 is empty"},
+		{[]string{"--schedule", "@every 1h", "--bandwidth", "fast"}, "--bandwidth"},
+		{[]string{"--schedule", "@every 1h", "--start-row", "b", "--stop-row", "a"}, "--stop-row"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(t.Context(), append(append([]string{}, base...), tc.args...), &out, &errb)
+			if code != exitUsage || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errb.String(), exitUsage, tc.want)
+			}
+		})
+	}
+	// A good creation does reach for the server (and finds nobody there).
+	var out, errb bytes.Buffer
+	if code := run(t.Context(), append(base, "--schedule", "CRON_TZ=Europe/Berlin 0 2 * * *", "--margin", "15m"), &out, &errb); code != exitError {
+		t.Errorf("good creation: exit %d, stderr %q; want %d from the closed port", code, errb.String(), exitError)
+	}
+}

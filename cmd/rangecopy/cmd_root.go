@@ -41,7 +41,7 @@ with "rangecopy copy --detach" and follow them with "rangecopy job".`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newCopyCommand(), newVerifyCommand(), newMasterCommand(), newWorkerCommand(), newJobCommand(), newServerCommand(), newTokenCommand(), newRelocationCommand(),
+	root.AddCommand(newCopyCommand(), newVerifyCommand(), newMasterCommand(), newWorkerCommand(), newJobCommand(), newServerCommand(), newTokenCommand(), newRelocationCommand(), newClusterCommand(),
 		newHFileCommand(), newVersionCommand(), newDocsCommand(), newOpenAPICommand())
 	return root
 }

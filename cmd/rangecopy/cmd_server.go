@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +35,7 @@ type serverFlags struct {
 	bootstrapFile  string
 	user           userFlag
 	workDir        string
+	zkWait         time.Duration
 	log            logFlags
 }
 
@@ -90,6 +94,7 @@ one catalog, one creates the token. Every call needs a bearer token unless
 	fs.StringVar(&f.catalog, "catalog", "", "catalog URL: sqlite:///path, mysql://user:pass@host:port/db or postgres://user:pass@host:port/db (default <data-dir>/catalog.db)")
 	f.registry.add(fs, "")
 	f.registry.addSessionTimeout(fs)
+	fs.DurationVar(&f.zkWait, "zk-wait", time.Minute, "how long to wait at start for ZooKeeper to answer before giving up")
 	fs.StringVar(&f.id, "id", "", "this server's id in the master election, unique among live masters (default server-<host>-<pid>)")
 	fs.IntVar(&f.workers, "workers", 0, "tasks the embedded workers run at once (default 0: none)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM), with --tls-key")
@@ -105,18 +110,16 @@ one catalog, one creates the token. Every call needs a bearer token unless
 	return c
 }
 
-// runServer runs the server until ctx ends.
+// runServer runs the server until ctx ends. Its flags are checked before it connects to
+// anything; while it waits for ZooKeeper it says so on its log.
 func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	log, err := f.log.logger(stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
-	if err := f.registry.check(); err != nil {
+	url, err := f.check()
+	if err != nil {
 		return err
-	}
-	zk := f.registry.servers()
-	if len(zk) == 0 {
-		return usageErrorf("--zk is required: the registry's ZooKeeper servers, host[:port],... (or set $%s)", zkEnv)
 	}
 	// The bootstrap secret's file is read before anything starts, so a placeholder stops
 	// the server at once.
@@ -126,20 +129,29 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 			return usageErrorf("--bootstrap-token-file: %v", err)
 		}
 	}
-	url := f.catalog
-	if url == "" {
-		if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
-			return usageErrorf("--data-dir: %v", err)
-		}
-		url = "sqlite://" + filepath.Join(f.dataDir, "catalog.db")
+	zk := f.registry.servers()
+	start := time.Now()
+	log.Info(fmt.Sprintf("connecting to ZooKeeper %s …", strings.Join(zk, ",")), "zk-root", f.registry.zkRoot, "zk-wait", f.zkWait)
+	if err := waitZooKeeper(ctx, zk, f.zkWait, log); err != nil {
+		return err
 	}
-	octx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	log.Info(fmt.Sprintf("ZooKeeper %s answers; opening the catalog and the registry session", strings.Join(zk, ",")), "catalog", catalog.RedactURL(url))
+	octx, cancel := context.WithTimeout(ctx, max(f.zkWait-time.Since(start), 5*time.Second))
+	stopTicker := tickWhile(octx, 10*time.Second, func(waited time.Duration) {
+		log.Info("still opening the catalog and the ZooKeeper session", "waited", waited.Round(time.Second), "zk", strings.Join(zk, ","))
+	})
 	s, err := server.New(octx, server.Config{Listen: f.listen, Catalog: url, ZK: zk, ZKRoot: f.registry.zkRoot,
 		SessionTimeout: f.registry.sessionTimeout, ID: f.id, Workers: f.workers, TLSCert: f.tlsCert, TLSKey: f.tlsKey,
 		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Logger: log, Version: version})
+	stopTicker()
+	timedOut := octx.Err() != nil && ctx.Err() == nil
 	cancel()
 	if err != nil {
-		return err
+		if timedOut {
+			return fmt.Errorf("gave up after %s: no catalog and ZooKeeper session (--zk %s, catalog %s): %w",
+				time.Since(start).Round(time.Second), strings.Join(zk, ","), catalog.RedactURL(url), startError{err})
+		}
+		return startError{err}
 	}
 	defer s.Close()
 	if !f.insecureNoAuth {
@@ -149,6 +161,157 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "rangecopy server: serving %s%s\n", s.URL(), api.APIPrefix)
 	return s.Run(ctx)
+}
+
+// check validates the server's flags, before anything is opened or dialled, and returns the
+// catalog URL (the SQLite file in --data-dir when --catalog is empty). Every problem is a
+// usage error.
+func (f serverFlags) check() (string, error) {
+	if err := f.registry.check(); err != nil {
+		return "", err
+	}
+	if len(f.registry.servers()) == 0 {
+		return "", usageErrorf("--zk is required: the registry's ZooKeeper servers, host[:port],... (or set $%s)", zkEnv)
+	}
+	if f.zkWait <= 0 {
+		return "", usageErrorf("--zk-wait %s: must be positive", f.zkWait)
+	}
+	if f.workers < 0 || f.workers > 256 {
+		return "", usageErrorf("--workers %d: want 0 (none) to 256", f.workers)
+	}
+	host, port, err := net.SplitHostPort(f.listen)
+	if err != nil {
+		return "", usageErrorf("--listen %q: want host:port, such as 127.0.0.1:8080 or 0.0.0.0:8443", f.listen)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", usageErrorf("--listen %q: port %q is not a number in 0..65535", f.listen, port)
+	}
+	if f.insecureNoAuth && !isLoopbackHost(host) {
+		return "", usageErrorf("--insecure-no-auth serves everyone as an admin, so it listens only on loopback, not %q", f.listen)
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return "", usageErrorf("--tls-cert and --tls-key go together: give both (or $RANGECOPY_TLS_CERT and $RANGECOPY_TLS_KEY), or neither")
+	}
+	url := f.catalog
+	if url == "" {
+		if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+			return "", usageErrorf("--data-dir: %v", err)
+		}
+		return "sqlite://" + filepath.Join(f.dataDir, "catalog.db"), nil
+	}
+	if strings.Contains(strings.ToUpper(url), placeholder) {
+		return "", usageErrorf("--catalog %s still holds the placeholder %s: put the real catalog URL in the Secret rangecopy-catalog (docs/operations.md, \"Kubernetes\")",
+			catalog.RedactURL(url), placeholder)
+	}
+	if err := catalog.CheckURL(url); err != nil {
+		return "", usageErrorf("--catalog: %v", err)
+	}
+	return url, nil
+}
+
+// placeholder is the value shipped example Secrets hold until an operator replaces it.
+const placeholder = "CHANGE-ME"
+
+// isLoopbackHost reports whether host names only the local machine.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// startError is an error of server.New as rangecopy server shows it: after the command's
+// name, the package's own "server: " prefix would say it twice, and the server's "registry: "
+// before the registry's own.
+type startError struct{ err error }
+
+func (e startError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "server: ")
+	return strings.Replace(msg, "registry: registry: ", "registry: ", 1)
+}
+func (e startError) Unwrap() error { return e.err }
+
+// waitZooKeeper waits until one of the ZooKeeper servers accepts a connection, saying every
+// 10 s on log that it still waits, and gives up after wait with one sentence naming them and
+// the last error.
+func waitZooKeeper(ctx context.Context, servers []string, wait time.Duration, log *slog.Logger) error {
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	lastSaid := start
+	var last error
+	for {
+		err := dialAny(wctx, servers)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		waited := time.Since(start)
+		if wctx.Err() != nil {
+			if last == nil { // else keep the cause, not the cut-off last dial's
+				last = err
+			}
+			return fmt.Errorf("no ZooKeeper server answered at %s in %s (last: %v): check --zk (or $%s) and that ZooKeeper runs",
+				strings.Join(servers, ","), waited.Round(time.Second), last, zkEnv)
+		}
+		last = err
+		if time.Since(lastSaid) >= 10*time.Second {
+			log.Info(fmt.Sprintf("still waiting for ZooKeeper %s", strings.Join(servers, ",")), "waited", waited.Round(time.Second),
+				"gives-up-after", wait, "err", err)
+			lastSaid = time.Now()
+		}
+		select {
+		case <-wctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// dialAny opens and closes a TCP connection to the first of servers that accepts one, each
+// tried for at most 2 s; it returns the last error when none does.
+func dialAny(ctx context.Context, servers []string) error {
+	var last error
+	for _, s := range servers {
+		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", s)
+		cancel()
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		last = err
+	}
+	return last
+}
+
+// tickWhile calls fn every period with the time since it was called until ctx ends or the
+// returned stop is called; stop waits for fn's last call.
+func tickWhile(ctx context.Context, period time.Duration, fn func(waited time.Duration)) (stop func()) {
+	start := time.Now()
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			case <-t.C:
+				fn(time.Since(start))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+	}
 }
 
 // bootstrapToken creates the first admin token of a catalog that has none, once among the

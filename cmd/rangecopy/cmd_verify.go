@@ -53,6 +53,7 @@ type verifyFlags struct {
 	hashBatch      int64
 	numHashFiles   int
 	versions       int
+	api            apiFlags
 }
 
 func newVerifyCommand() *cobra.Command {
@@ -112,6 +113,12 @@ snapshots, the units already hashed kept (the report's units line says how
 many were resumed and how many hashed). This process compares the hashes,
 lists the differences and ends the job.
 
+With --server (or $RANGECOPY_SERVER), the verification runs on rangecopy
+server (POST /api/v1/verifications): --source and --target name clusters
+registered there, the command waits for its end and prints its report. The
+server's own settings replace --parallelism, --batch-size, --user and the
+registry flags there; the HashTable flags are not taken.
+
 The report goes to stdout, the log to stderr. Exit status: 0 equal, 3 the
 tables differ (the report lists how), 1 the comparison failed, 2 bad command
 line.`,
@@ -119,9 +126,21 @@ line.`,
       --target-hdfs hdfs://nn2:8020/hbase --table ns:events \
       --start-row 'user\x00\x10' --stop-row 'user\x00\x20' --end-time 1700086400000
 
-  rangecopy verify --source ... --target ... --table ns:events --mode raw --json --max-diffs 100`,
+  rangecopy verify --source ... --target ... --table ns:events --mode raw --json --max-diffs 100
+
+  rangecopy verify --server https://rc1:8443 --source dc1 --target dc2 --table ns:events --repair`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			server, err := useServer(c.Flags(), f.api)
+			if err != nil {
+				return err
+			}
+			if server {
+				return runVerifyOnServer(c, f)
+			}
+			if err := noServerFlags(c.Flags()); err != nil {
+				return err
+			}
 			return runVerifyCommand(c.Context(), f, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -147,6 +166,7 @@ line.`,
 	fs.IntVar(&f.numHashFiles, "num-hash-files", 0, "with --hashtable-out: hash files (default HashTable's: regions/100, at least 1)")
 	fs.IntVar(&f.versions, "versions", 0, "with --hashtable-out: versions of a column hashed (default 1, as HashTable's scan)")
 	f.user.add(fs, "HBase effective user and HDFS user")
+	f.api.add(fs)
 	f.log.add(fs)
 	f.log.complete(c)
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]cobra.Completion{"visible", "raw"}, cobra.ShellCompDirectiveNoFileComp))

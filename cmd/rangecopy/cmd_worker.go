@@ -43,7 +43,8 @@ hashes the units of running verifications (rangecopy verify), whichever
 process started them, with its share of their --bandwidth. Stops on
 SIGINT or SIGTERM, releasing its tasks. With --metrics-addr it serves
 Prometheus metrics (bytes read, written and loaded, tasks, retries,
-bandwidth, the ZooKeeper session) on /metrics.`,
+bandwidth, the ZooKeeper session) on /metrics, and on /healthz its ZooKeeper
+session (200 while it has one, 503 while not) for a liveness probe.`,
 		Example: "  rangecopy worker --zk zk1,zk2,zk3:2181 --capacity 8 --metrics-addr :9464",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -94,7 +95,7 @@ func runWorker(ctx context.Context, f workerFlags, stderr io.Writer) error {
 		if cfg.Metrics, err = metrics.NewWorker(preg); err != nil {
 			return err
 		}
-		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, reg.Connected, log)
+		_, stop, err := serveMetrics(ctx, f.metrics.addr, preg, reg.Connected, log, sessionHealth(reg.Connected, reg.SessionID))
 		if err != nil {
 			return err
 		}

@@ -529,7 +529,12 @@ func readsEnv(c *cobra.Command, name string) bool {
 	if name == zkEnv && fs.Lookup("zk") != nil {
 		return true
 	}
-	if fs.Lookup("config") == nil {
+	if (name == serverEnv || name == tokenEnv) && c.Flags().Lookup("server") != nil {
+		return true // apiFlags: the server's URL and the token itself
+	}
+	// rangecopy token's actions take their flags from the environment as the server does.
+	fromEnv := fs.Lookup("config") != nil || (c.Parent() != nil && c.Parent().Name() == "token" && c.Parent().Parent() == c.Root())
+	if !fromEnv {
 		return false
 	}
 	found := false

@@ -90,14 +90,33 @@ func (r rangeFlags) request() (job.Request, error) {
 	if req.EndTime, err = parseMillis("--end-time", r.endTime); err != nil {
 		return req, err
 	}
-	if r.families != "" {
-		for _, fam := range strings.Split(r.families, ",") {
-			if fam = strings.TrimSpace(fam); fam != "" {
-				req.Families = append(req.Families, fam)
-			}
-		}
+	if req.Families, err = parseFamilies(r.families); err != nil {
+		return req, err
 	}
 	return req, nil
+}
+
+// parseFamilies reads --families, comma-separated names; empty is every family (nil). An
+// empty name in the list (",", "a,,b", "a,") is refused rather than dropped: the list would
+// otherwise mean fewer families, or all of them, than the command line seems to say.
+func parseFamilies(v string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	return checkFamilies(strings.Split(v, ","))
+}
+
+// checkFamilies trims each family name and refuses an empty one, naming its place.
+func checkFamilies(names []string) ([]string, error) {
+	out := make([]string, 0, len(names))
+	for i, fam := range names {
+		if fam = strings.TrimSpace(fam); fam == "" {
+			return nil, usageErrorf("--families %q: name %d of %d is empty (leave --families out for every family)",
+				strings.Join(names, ","), i+1, len(names))
+		}
+		out = append(out, fam)
+	}
+	return out, nil
 }
 
 // spec parses and checks the flags into a job spec.
@@ -149,12 +168,16 @@ type registryFlags struct {
 const zkEnv = "RANGECOPY_ZK"
 
 // add adds --zk and --zk-root; fallback says what an empty --zk means when
-// $RANGECOPY_ZK is empty too ("" when --zk is then required).
+// $RANGECOPY_ZK is empty too ("" when --zk is then required, "-" when it is
+// required unless --server names a server).
 func (r *registryFlags) add(fs *pflag.FlagSet, fallback string) {
 	help := "ZooKeeper servers of the registry, host[:port],... (default $" + zkEnv
-	if fallback == "" {
+	switch fallback {
+	case "":
 		help += "; required"
-	} else {
+	case "-":
+		help += "; required without --server or $" + serverEnv
+	default:
 		help += ", else " + fallback
 	}
 	fs.StringVar(&r.zk, "zk", "", help+")")
@@ -207,6 +230,7 @@ func (r registryFlags) open(ctx context.Context, log *slog.Logger) (*registry.Re
 	if err := r.check(); err != nil {
 		return nil, err
 	}
+	log.Info(fmt.Sprintf("connecting to ZooKeeper %s …", strings.Join(servers, ",")), "zk-root", r.zkRoot)
 	return openRegistry(ctx, registry.Config{Servers: servers, Root: r.zkRoot, SessionTimeout: r.sessionTimeout, Logger: log.With("part", "registry")})
 }
 

@@ -16,7 +16,7 @@ func TestRun(t *testing.T) {
 		stderr string
 	}{
 		{args: nil, code: exitUsage, stderr: "Available Commands:"},
-		{args: nil, code: exitUsage, stderr: "rangecopy: missing command: want one of copy, hfile, job, master, relocation, server, token, verify, version, worker\nRun 'rangecopy --help' for usage.\n"},
+		{args: nil, code: exitUsage, stderr: "rangecopy: missing command: want one of cluster, copy, hfile, job, master, relocation, server, token, verify, version, worker\nRun 'rangecopy --help' for usage.\n"},
 		{args: []string{"--help"}, code: exitOK, stdout: "Usage:\n  rangecopy <command> [flags]\n"},
 		{args: []string{"-h"}, code: exitOK, stdout: "Available Commands:"},
 		{args: []string{"-help"}, code: exitOK, stdout: "Available Commands:"},

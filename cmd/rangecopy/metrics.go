@@ -27,8 +27,9 @@ func (m *metricsFlags) add(fs *pflag.FlagSet) {
 // serveMetrics listens on addr and serves reg's metrics (with what every
 // process exports: metrics.NewProcess, connected saying whether the process
 // holds a ZooKeeper session) on /metrics until ctx ends. It returns the
-// address listened on, and a function that stops the server.
-func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, connected func() bool, log *slog.Logger) (string, func(), error) {
+// address listened on, and a function that stops the server. extra are more
+// handlers (a worker's /healthz).
+func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, connected func() bool, log *slog.Logger, extra ...route) (string, func(), error) {
 	if err := metrics.NewProcess(reg, metrics.BuildOf(version), connected); err != nil {
 		return "", nil, err
 	}
@@ -38,6 +39,9 @@ func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, co
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	for _, r := range extra {
+		mux.Handle(r.pattern, r.handler)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {

@@ -35,7 +35,7 @@ type apiFlags struct {
 
 func (s *apiFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&s.url, "server", "", "URL of a rangecopy server, http(s)://host:port: talk to its REST API instead of ZooKeeper (default $"+serverEnv+")")
-	fs.StringVar(&s.tokenFile, "token-file", "", "file holding the server's bearer token (default $"+tokenEnv+")")
+	fs.StringVar(&s.tokenFile, "token-file", "", "file holding the server's bearer token (default: the token itself from $"+tokenEnv+")")
 	fs.StringVar(&s.ca, "server-ca", "", "PEM file of the CA certificates to trust for an https --server (default the system's)")
 	fs.DurationVar(&s.timeout, "server-timeout", apiclient.DefaultTimeout, "bound on each call to the server (not on following a job)")
 }
