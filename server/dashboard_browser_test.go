@@ -268,6 +268,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	b.shot("login")
 
 	b.signIn(r.url, r.oper)
+	b.checkSessionCookie(r.oper)
 	row := `tr[data-job="` + j.ID + `"]`
 	bar := `document.querySelector('` + row + ` progress').value`
 	b.do(chromedp.WaitVisible(row))
@@ -350,7 +351,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, r.url+"/jobs/"+j.ID+"/"+action, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if secret != "" {
-			req.AddCookie(&http.Cookie{Name: "rangecopy_session", Value: secret})
+			req.AddCookie(r.signInCookie(secret))
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -364,7 +365,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	{
 		// The operator's token as the operator's page carries it, read with a cookie of theirs.
 		req, _ := http.NewRequest(http.MethodGet, r.url+"/jobs/"+j.ID, nil)
-		req.AddCookie(&http.Cookie{Name: "rangecopy_session", Value: r.oper})
+		req.AddCookie(r.signInCookie(r.oper))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -43,10 +43,11 @@ type Server struct {
 	isLead  bool
 	relocs  *relocate.Driver
 	verifs  verifier
+	certs   *certFiles // TLS certificate and key, reloaded when they change; nil: plain HTTP
 }
 
-// New opens the catalog and the registry and binds the listener; Run serves. The caller
-// closes the server after Run returns (or instead of calling it).
+// New loads the TLS certificate, opens the catalog and the registry and binds the listener;
+// Run serves. The caller closes the server after Run returns (or instead of calling it).
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -59,6 +60,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, promReg: prometheus.NewRegistry(), pool: dial.NewPool(0, cfg.Logger)}
 	var err error
+	// A bad certificate fails at once, before the catalog's migrations and the wait for a
+	// ZooKeeper session.
+	if cfg.TLSCert != "" {
+		if s.certs, err = loadCertFiles(cfg.TLSCert, cfg.TLSKey, cfg.Logger); err != nil {
+			s.pool.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
 	if s.cat, err = catalog.Open(ctx, cfg.Catalog, catalog.Options{Logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -85,13 +94,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          nil,
 	}
-	if cfg.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("server: --tls-cert/--tls-key: %w", err)
-		}
-		s.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if s.certs != nil {
+		s.http.TLSConfig = &tls.Config{GetCertificate: s.certs.getCertificate, MinVersion: tls.VersionTLS12}
 	}
 	return s, nil
 }
@@ -151,6 +155,18 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		s.dash.Run(ctx)
+	}()
+	if s.certs != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.reloadCertsOnHangup(ctx)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.expireSessions(ctx)
 	}()
 	wg.Add(1)
 	go func() {

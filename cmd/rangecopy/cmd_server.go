@@ -29,6 +29,7 @@ type serverFlags struct {
 	tlsCert        string
 	tlsKey         string
 	insecureNoAuth bool
+	transport      serverTransportFlags
 	user           userFlag
 	workDir        string
 	log            logFlags
@@ -91,6 +92,7 @@ unless --insecure-no-auth, which is allowed on a loopback address only.`,
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the certificate's private key (PEM)")
 	fs.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "serve every call without a token, as an admin (loopback only)")
+	f.transport.add(fs)
 	f.user.add(fs, "HBase effective user and HDFS user of jobs whose clusters name none")
 	fs.StringVar(&f.workDir, "work-dir", "", "parent of job work folders on the target HDFS (default /user/<user>/.rangecopy)")
 	f.log.add(fs)
@@ -123,7 +125,9 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	octx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	s, err := server.New(octx, server.Config{Listen: f.listen, Catalog: url, ZK: zk, ZKRoot: f.registry.zkRoot,
 		SessionTimeout: f.registry.sessionTimeout, ID: f.id, Workers: f.workers, TLSCert: f.tlsCert, TLSKey: f.tlsKey,
-		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Logger: log, Version: version})
+		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Logger: log, Version: version,
+		InsecurePlainHTTP: f.transport.insecurePlainHTTP, BehindTLSProxy: f.transport.behindTLSProxy,
+		Sessions: catalog.SessionLimits{Idle: f.transport.sessionIdle, Lifetime: f.transport.sessionLifetime}})
 	cancel()
 	if err != nil {
 		return err
