@@ -119,7 +119,8 @@ func leafExpiry(c *tls.Certificate) time.Time {
 
 // reloadCertsOnHangup loads the certificate files again on every SIGHUP (even if their
 // stamps look unchanged), until ctx ends. Handshakes reload changed files by themselves;
-// SIGHUP is for an operator who wants it now, and to retry a pair that failed.
+// SIGHUP is for an operator who wants it now, and to retry a pair that failed. Without TLS
+// a SIGHUP (systemctl reload) is noted and otherwise ignored, not fatal.
 func (s *Server) reloadCertsOnHangup(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -129,6 +130,10 @@ func (s *Server) reloadCertsOnHangup(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-hup:
+			if s.certs == nil {
+				s.cfg.Logger.Info("SIGHUP: no TLS certificate to reload")
+				continue
+			}
 			s.cfg.Logger.Info("SIGHUP: reloading the TLS certificate", "cert", s.certs.certFile)
 			s.certs.reload(true)
 		}

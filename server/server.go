@@ -156,13 +156,11 @@ func (s *Server) Run(ctx context.Context) error {
 		defer wg.Done()
 		s.dash.Run(ctx)
 	}()
-	if s.certs != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.reloadCertsOnHangup(ctx)
-		}()
-	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.reloadCertsOnHangup(ctx)
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

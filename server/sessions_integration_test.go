@@ -64,9 +64,8 @@ func pageWith(t *testing.T, tr http.RoundTripper, base, path string, c *http.Coo
 	return resp.StatusCode
 }
 
-// checkSessionCookie checks the browser's session cookie once signed in with secret: it is
-// not the secret, it is HttpOnly and SameSite=Strict, and page scripts cannot read it.
-func (b *browser) checkSessionCookie(secret string) {
+// browserCookies returns the cookies the browser holds for its page.
+func (b *browser) browserCookies() []*network.Cookie {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
 	defer cancel()
@@ -74,9 +73,27 @@ func (b *browser) checkSessionCookie(secret string) {
 	if err != nil {
 		b.t.Fatalf("browser: cookies: %v", err)
 	}
-	cookies := res.Cookies
+	return res.Cookies
+}
+
+// sessionCookie returns the browser's session cookie, to send it from the test.
+func (b *browser) sessionCookie() *http.Cookie {
+	b.t.Helper()
+	for _, c := range b.browserCookies() {
+		if c.Name == "rangecopy_session" || c.Name == "__Host-rangecopy_session" {
+			return &http.Cookie{Name: c.Name, Value: c.Value}
+		}
+	}
+	b.t.Fatal("the browser holds no session cookie")
+	return nil
+}
+
+// checkSessionCookie checks the browser's session cookie once signed in with secret: it is
+// not the secret, it is HttpOnly and SameSite=Strict, and page scripts cannot read it.
+func (b *browser) checkSessionCookie(secret string) {
+	b.t.Helper()
 	found := false
-	for _, c := range cookies {
+	for _, c := range b.browserCookies() {
 		if strings.Contains(c.Value, secret) {
 			b.t.Errorf("browser cookie %s holds the token's secret", c.Name)
 		}
@@ -88,7 +105,7 @@ func (b *browser) checkSessionCookie(secret string) {
 		}
 	}
 	if !found {
-		b.t.Errorf("signed in, the browser holds no session cookie: %v", cookies)
+		b.t.Error("signed in, the browser holds no session cookie")
 	}
 	if js := eval[string](b, "document.cookie"); strings.Contains(js, "rcs_") || strings.Contains(js, secret) {
 		b.t.Errorf("page scripts read the session cookie: %q", js)

@@ -108,6 +108,16 @@ func TestTLSCertReload(t *testing.T) {
 	if l := logs.String(); strings.Count(l, "do not load") != 1 || !strings.Contains(l, "level=ERROR") {
 		t.Errorf("a broken certificate file is to be logged once as an error; log:\n%s", l)
 	}
+	// SIGHUP (systemctl reload) tries the files again, whatever their stamps say.
+	hangup(t)
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), "do not load") < 2; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("SIGHUP did not reload the certificate files; log:\n%s", logs.String())
+		}
+	}
+	if got := presented(t, addr, pool); !bytes.Equal(got, certDER(t, cert2)) {
+		t.Error("after SIGHUP with a broken certificate file, the server stopped presenting the last good certificate")
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run: %v", err)
