@@ -29,10 +29,10 @@ type serverFlags struct {
 	tlsCert        string
 	tlsKey         string
 	insecureNoAuth bool
-	transport      serverTransportFlags
 	user           userFlag
 	workDir        string
 	log            logFlags
+	transport      serverTransportFlags
 }
 
 // defaultDataDir is where the server keeps its SQLite catalog and bootstrap token by default.
@@ -92,9 +92,9 @@ unless --insecure-no-auth, which is allowed on a loopback address only.`,
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the certificate's private key (PEM)")
 	fs.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "serve every call without a token, as an admin (loopback only)")
-	f.transport.add(fs)
 	f.user.add(fs, "HBase effective user and HDFS user of jobs whose clusters name none")
 	fs.StringVar(&f.workDir, "work-dir", "", "parent of job work folders on the target HDFS (default /user/<user>/.rangecopy)")
+	f.transport.add(fs)
 	f.log.add(fs)
 	f.log.complete(c)
 	_ = c.MarkFlagFilename("config", "yaml", "yml")
