@@ -92,8 +92,9 @@ func touchDue(s Session, now time.Time, lim SessionLimits) (bool, time.Time) {
 	return now.Sub(s.LastSeenAt) >= SessionSeenResolution, idleUntil
 }
 
-// tokenUsable says why a token can no longer hold a session; nil if it can.
-func tokenUsable(t Token) error {
+// tokenUsable says why a token can no longer hold a session at now; nil if it can. (A
+// token that expires ends its sessions too: check its expiry here where tokens have one.)
+func tokenUsable(t Token, now time.Time) error {
 	if t.RevokedAt != nil {
 		return errors.New("the session's token was revoked")
 	}
@@ -118,7 +119,7 @@ func (c *Catalog) CreateSession(ctx context.Context, tokenID string, lim Session
 		if err != nil {
 			return err
 		}
-		if err := tokenUsable(normToken(t)); err != nil {
+		if err := tokenUsable(normToken(t), now); err != nil {
 			return fmt.Errorf("%w: %v", ErrUnauthenticated, err)
 		}
 		return tx.Create(&s).Error
@@ -163,7 +164,7 @@ func (c *Catalog) LookupSession(ctx context.Context, id string, lim SessionLimit
 		return Session{}, Token{}, fmt.Errorf("catalog: look up session: %w", err)
 	}
 	t = normToken(t)
-	if err := tokenUsable(t); err != nil {
+	if err := tokenUsable(t, now); err != nil {
 		return Session{}, Token{}, fmt.Errorf("catalog: %w: %v", ErrUnauthenticated, err)
 	}
 	if due, idleUntil := touchDue(s, now, lim); due {
