@@ -216,7 +216,7 @@ func TestDashboardSessionOverTLS(t *testing.T) {
 // needed) answers 503 naming the dependency, without its error, which goes to the log.
 func TestReadyzSaysNoErrors(t *testing.T) {
 	env := testenv.Get(t)
-	var logs syncBuffer
+	var logs lockedLog
 	r := newRigWith(t, env, 0, t.TempDir(), "/"+testenv.UniqueName(t, "ready"), "", func(c *Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})
@@ -248,19 +248,19 @@ func TestReadyzSaysNoErrors(t *testing.T) {
 	t.Logf("readyz: %d %s", st, strings.TrimSpace(body))
 }
 
-// syncBuffer is a bytes.Buffer for a logger written from many goroutines.
-type syncBuffer struct {
+// lockedLog is a bytes.Buffer for a logger written from many goroutines.
+type lockedLog struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *lockedLog) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *lockedLog) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

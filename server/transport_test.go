@@ -70,7 +70,7 @@ func TestTLSCertReload(t *testing.T) {
 	cert, key, pool := selfSigned(t)
 	cert2, key2, _ := selfSigned(t)
 	pool.AddCert(mustParse(t, certDER(t, cert2)))
-	var logs syncBuffer
+	var logs lockedLog
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	s, err := New(ctx, Config{Listen: "127.0.0.1:0", Catalog: "sqlite://" + filepath.Join(t.TempDir(), "c.db"),
