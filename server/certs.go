@@ -139,3 +139,10 @@ func (s *Server) reloadCertsOnHangup(ctx context.Context) {
 		}
 	}
 }
+
+// CheckTLS loads a TLS certificate and key as New does, so that a caller that waits for
+// ZooKeeper or the catalog before New finds a bad pair at once.
+func CheckTLS(cert, key string) error {
+	_, err := loadCertFiles(cert, key, slog.New(slog.DiscardHandler))
+	return err
+}

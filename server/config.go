@@ -99,22 +99,27 @@ func (c *Config) defaults() error {
 		errs = append(errs, fmt.Errorf("listen address %q: %v", c.Listen, err))
 	} else if c.InsecureNoAuth && !loopback(host) {
 		errs = append(errs, fmt.Errorf("--insecure-no-auth serves everyone as an admin, so it listens only on loopback, not %q", c.Listen))
-	} else if err := plainHTTPAllowed(host, c.TLSCert != "", c.InsecurePlainHTTP, c.BehindTLSProxy); err != nil {
+	} else if err := CheckPlainHTTP(host, c.TLSCert != "", c.InsecurePlainHTTP, c.BehindTLSProxy); err != nil {
 		errs = append(errs, fmt.Errorf("listen address %q: %w", c.Listen, err))
 	}
 	return errors.Join(errs...)
 }
 
-// plainHTTPAllowed decides whether the server may listen on host: with TLS anywhere, in
-// plain HTTP on loopback, and in plain HTTP elsewhere only when the operator says so.
-func plainHTTPAllowed(host string, tls, insecurePlain, behindProxy bool) error {
+// CheckPlainHTTP decides whether the server may listen on host (of its listen address): with
+// TLS anywhere, in plain HTTP on loopback, and in plain HTTP elsewhere only when the operator
+// says so (insecurePlain, or behindProxy); else ErrPlainHTTPRefused, saying what to do.
+func CheckPlainHTTP(host string, tls, insecurePlain, behindProxy bool) error {
 	if tls || loopback(host) || insecurePlain || behindProxy {
 		return nil
 	}
-	return errors.New("plain HTTP off loopback would carry bearer tokens and dashboard cookies in clear text: " +
-		"give --tls-cert and --tls-key (docs/operations.md, \"TLS\"), or --behind-tls-proxy if a proxy in front terminates TLS, " +
-		"or --insecure-plain-http to serve plain HTTP on purpose")
+	return fmt.Errorf("%w: it would carry bearer tokens and dashboard cookies in clear text: "+
+		"give --tls-cert and --tls-key (docs/operations.md, \"TLS\"), or --behind-tls-proxy if a proxy in front terminates TLS, "+
+		"or --insecure-plain-http to serve plain HTTP on purpose", ErrPlainHTTPRefused)
 }
+
+// ErrPlainHTTPRefused is why a server without TLS does not listen on an address that is not
+// loopback: the operator did not say that plain HTTP there is meant.
+var ErrPlainHTTPRefused = errors.New("plain HTTP off loopback refused")
 
 // loopback reports whether host names only the local machine.
 func loopback(host string) bool {

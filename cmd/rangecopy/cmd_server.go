@@ -108,6 +108,9 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := f.transport.preflight(f.listen, f.tlsCert, f.tlsKey, f.insecureNoAuth); err != nil {
+		return err
+	}
 	if err := f.registry.check(); err != nil {
 		return err
 	}
