@@ -38,12 +38,12 @@ type Server struct {
 	promReg *prometheus.Registry
 	ln      net.Listener
 	http    *http.Server
+	certs   *certFiles // TLS certificate and key, reloaded when they change; nil: plain HTTP
 	pool    *dial.Pool // connections to the jobs' clusters, kept warm across jobs
 	leading sync.Mutex // held while a term's reconciler runs
 	isLead  bool
 	relocs  *relocate.Driver
 	verifs  verifier
-	certs   *certFiles // TLS certificate and key, reloaded when they change; nil: plain HTTP
 }
 
 // New loads the TLS certificate, opens the catalog and the registry and binds the listener;
@@ -128,6 +128,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.adoptVerifications(ctx, true)
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
+	s.runTransport(ctx, &wg)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -155,16 +156,6 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		s.dash.Run(ctx)
-	}()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.reloadCertsOnHangup(ctx)
-	}()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.expireSessions(ctx)
 	}()
 	wg.Add(1)
 	go func() {

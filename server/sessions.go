@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"rangecopy/catalog"
@@ -52,6 +53,20 @@ func (d dashSessions) SignOut(ctx context.Context, id string) error {
 		return err
 	}
 	return nil
+}
+
+// runTransport starts, under wg, what keeps the server's transport fresh until ctx ends:
+// certificate reloads on SIGHUP and the sweep of ended dashboard sessions.
+func (s *Server) runTransport(ctx context.Context, wg *sync.WaitGroup) {
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		s.reloadCertsOnHangup(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		s.expireSessions(ctx)
+	}()
 }
 
 // sessionSweep is how often a server deletes the ended sessions from the catalog.
