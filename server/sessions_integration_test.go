@@ -265,3 +265,57 @@ func (s *lockedLog) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestDashboardSessionSharedByServers runs two servers on one catalog, as a deployment
+// behind a load balancer does: a session opened on one works on the other, and signing out
+// on the other (with the form token the first served) ends it on both.
+func TestDashboardSessionSharedByServers(t *testing.T) {
+	env := testenv.Get(t)
+	dir, root := t.TempDir(), "/"+testenv.UniqueName(t, "shared")
+	r1 := newRigWith(t, env, 0, dir, root, "", nil)
+	r2 := newRigWith(t, env, 0, dir, root, "", nil)
+	tr := http.DefaultTransport
+	c := r1.signInCookie(r1.oper)
+	if st := pageWith(t, tr, r2.url, "/jobs", c); st != http.StatusOK {
+		t.Fatalf("the other server's jobs page with the session: %d", st)
+	}
+	req, _ := http.NewRequest(http.MethodGet, r1.url+"/jobs", nil)
+	req.AddCookie(c)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, rest, _ := strings.Cut(string(body), `name="csrf" value="`)
+	csrf, _, _ := strings.Cut(rest, `"`)
+	// The first server's form token is good on the second: an operator's pause of a job that
+	// does not exist gets past the CSRF check (403) to the job's 404.
+	post := func(path string) int {
+		req, _ := http.NewRequest(http.MethodPost, r2.url+path, strings.NewReader(url.Values{"csrf": {csrf}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(c)
+		resp, err := noRedirects(tr).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := post("/jobs/no-such-job/pause"); st != http.StatusNotFound {
+		t.Errorf("pause on the other server with the first one's form token: %d; want 404 (not 403)", st)
+	}
+	req, _ = http.NewRequest(http.MethodPost, r2.url+"/logout", strings.NewReader(url.Values{"csrf": {csrf}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(c)
+	if resp, err = noRedirects(tr).Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, r := range []*rig{r1, r2} {
+		if st := pageWith(t, tr, r.url, "/jobs", c); st != http.StatusSeeOther {
+			t.Errorf("%s: jobs page after sign-out on the other server: %d; want a redirect to sign in", r.url, st)
+		}
+	}
+}
