@@ -37,6 +37,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// UserAgent is sent with every call; empty means "rangecopy-apiclient".
 	UserAgent string
+	// AllowPlainHTTP lets a Token go over http:// to a host other than this machine, in
+	// clear text. Without it New refuses such a URL (ErrPlainHTTP); http:// to localhost,
+	// 127.0.0.0/8 or ::1 is always allowed.
+	AllowPlainHTTP bool
 }
 
 // Client calls one rangecopy server. It is safe for concurrent use.
@@ -64,6 +68,9 @@ func New(baseURL string, o Options) (*Client, error) {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("server URL %q: no query or fragment, please", baseURL)
 	}
+	if err := checkPlainHTTP(u, o.Token != "", o.AllowPlainHTTP); err != nil {
+		return nil, err
+	}
 	c := &Client{base: u, token: o.Token, timeout: o.Timeout, hc: o.HTTPClient, agent: o.UserAgent}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -86,6 +93,9 @@ func New(baseURL string, o Options) (*Client, error) {
 		}
 		// No Client.Timeout: it would cut event streams; calls are bounded by context.
 		c.hc = &http.Client{Transport: tr}
+		if o.Token != "" && !o.AllowPlainHTTP {
+			c.hc.CheckRedirect = refuseDowngrade
+		}
 	}
 	return c, nil
 }

@@ -121,6 +121,9 @@ func open(ctx context.Context, url string, opts Options, migrations fs.FS) (*Cat
 				return nil, fmt.Errorf("catalog %q: folder %q of the SQLite file does not exist", t.redacted, dir)
 			}
 		}
+		if err := prepareSQLiteFile(t.database, opts.Logger); err != nil {
+			return nil, fmt.Errorf("catalog %q: %w", t.redacted, err)
+		}
 		dial = sqlite.Open(t.dsn)
 	case MySQL:
 		dial = mysql.Open(t.dsn)

@@ -34,6 +34,11 @@ type Config struct {
 	// Sampling reports whether Run samples now; nil means always. Several servers share one
 	// catalog, so only the one that leads samples: a job gets one history.
 	Sampling func() bool
+	// Sessions keeps the sign-ins (signin.go); nil keeps them in this process's memory.
+	Sessions Sessions
+	// SecureCookies marks the session cookie Secure (and __Host-) even on requests that
+	// arrive in plain HTTP, for a server behind a proxy that terminates TLS.
+	SecureCookies bool
 }
 
 // Dashboard is the web dashboard, an http.Handler. Mount it at the root of the server's
@@ -43,6 +48,8 @@ type Dashboard struct {
 	key   []byte // this process's key for the CSRF token of anonymous sessions
 	pages map[string]*template.Template
 	mux   *http.ServeMux
+
+	sessions Sessions // the sign-ins: Config.Sessions, or in this process's memory
 }
 
 // navItem is one entry of the navigation bar. A new page adds its entry to nav and its
@@ -78,6 +85,9 @@ func New(cfg Config) (*Dashboard, error) {
 		mux: http.NewServeMux()}
 	if _, err := rand.Read(d.key); err != nil {
 		return nil, fmt.Errorf("dashboard: random key: %w", err)
+	}
+	if d.sessions = cfg.Sessions; d.sessions == nil {
+		d.sessions = newMemSessions(cfg.Source)
 	}
 	funcs := template.FuncMap{
 		"bytes": bytesText, "rate": rateText, "limit": limitText, "eta": etaText, "duration": durationText,
@@ -192,7 +202,7 @@ func (d *Dashboard) viewer(h http.HandlerFunc) http.Handler {
 				return
 			}
 			if errors.Is(err, ErrUnauthenticated) {
-				setSession(w, r, "")
+				d.setSession(w, r, "")
 			}
 			http.Redirect(w, r, "/login?next="+template.URLQueryEscaper(r.URL.RequestURI()), http.StatusSeeOther)
 			return
@@ -259,7 +269,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	p := page{Title: title, Active: name, Nav: nav(""), Version: d.cfg.Version, Body: body}
 	if s := sessionOf(r.Context()); s != nil {
 		p.Nav = nav(s.who.Role)
-		p.Who, p.SignOut = &s.who, s.secret != ""
+		p.Who, p.SignOut = &s.who, s.id != ""
 		p.Operator = s.who.Role.MayOperate()
 		p.CSRF = s.csrf
 	}

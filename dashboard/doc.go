@@ -15,9 +15,10 @@
 // dashboard's own event stream (/live). What the pages show comes from a Source, which the
 // server implements over its catalog and registry, so this package links neither.
 //
-// Sign-in takes a token secret, the same tokens as the REST API, and keeps it in an
-// HttpOnly, SameSite=Strict cookie (Secure over TLS); the role of the token decides what a
-// page offers. Every action is a POST form carrying a CSRF token derived from the session
+// Sign-in takes a token secret, the same tokens as the REST API, and opens a session
+// (Sessions, signin.go) whose id, never the secret, the HttpOnly, SameSite=Strict cookie
+// holds (Secure and __Host- over TLS or behind a TLS proxy); the role of the token decides
+// what a page offers. Every action is a POST form carrying a CSRF token derived from the session
 // (csrf.go); a POST without a valid one, or from a role that may not act, is refused with
 // 403.
 package dashboard

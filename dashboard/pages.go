@@ -28,7 +28,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	secret := strings.TrimSpace(r.PostFormValue("secret"))
 	next := safeNext(r.PostFormValue("next"))
-	_, err := d.cfg.Source.Authenticate(r.Context(), secret)
+	id, _, err := d.sessions.SignIn(r.Context(), secret)
 	if err != nil {
 		status, msg := http.StatusUnauthorized, "That is not a valid token secret (or the token was revoked)."
 		if !errors.Is(err, ErrUnauthenticated) {
@@ -39,12 +39,17 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.render(w, r, status, "login", "Sign in", struct{ Next, Error string }{next, msg})
 		return
 	}
-	setSession(w, r, secret)
+	d.setSession(w, r, id)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request) {
-	setSession(w, r, "")
+	if id := d.sessionID(r); id != "" {
+		if err := d.sessions.SignOut(r.Context(), id); err != nil {
+			d.cfg.Logger.Error("dashboard: sign out: cannot end the session", "err", err)
+		}
+	}
+	d.setSession(w, r, "")
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"rangecopy/catalog"
 )
 
 // Config is a server as its operator configures it (rangecopy server's flags).
@@ -26,8 +28,19 @@ type Config struct {
 	ID string
 	// Workers is how many tasks embedded workers run at once; 0 runs none.
 	Workers int
-	// TLSCert and TLSKey, both or neither, serve HTTPS.
+	// TLSCert and TLSKey, both or neither, serve HTTPS. They are loaded before anything else
+	// and again whenever the files change (or on SIGHUP).
 	TLSCert, TLSKey string
+	// InsecurePlainHTTP serves plain HTTP on an address that is not loopback: bearer tokens
+	// and dashboard cookies then cross the network in clear text. Without it (or
+	// BehindTLSProxy, or TLSCert) such a Listen is refused.
+	InsecurePlainHTTP bool
+	// BehindTLSProxy says that clients reach the server through a proxy (an ingress, a load
+	// balancer) that terminates TLS: the server may listen in plain HTTP off loopback, and
+	// marks the dashboard's cookie Secure (and __Host-) although requests arrive in plain HTTP.
+	BehindTLSProxy bool
+	// Sessions bound the dashboard's sign-ins; zero values are the catalog's defaults.
+	Sessions catalog.SessionLimits
 	// InsecureNoAuth serves every call without a token, as an admin. Only on a loopback
 	// address.
 	InsecureNoAuth bool
@@ -86,9 +99,27 @@ func (c *Config) defaults() error {
 		errs = append(errs, fmt.Errorf("listen address %q: %v", c.Listen, err))
 	} else if c.InsecureNoAuth && !loopback(host) {
 		errs = append(errs, fmt.Errorf("--insecure-no-auth serves everyone as an admin, so it listens only on loopback, not %q", c.Listen))
+	} else if err := CheckPlainHTTP(host, c.TLSCert != "", c.InsecurePlainHTTP, c.BehindTLSProxy); err != nil {
+		errs = append(errs, fmt.Errorf("listen address %q: %w", c.Listen, err))
 	}
 	return errors.Join(errs...)
 }
+
+// CheckPlainHTTP decides whether the server may listen on host (of its listen address): with
+// TLS anywhere, in plain HTTP on loopback, and in plain HTTP elsewhere only when the operator
+// says so (insecurePlain, or behindProxy); else ErrPlainHTTPRefused, saying what to do.
+func CheckPlainHTTP(host string, tls, insecurePlain, behindProxy bool) error {
+	if tls || loopback(host) || insecurePlain || behindProxy {
+		return nil
+	}
+	return fmt.Errorf("%w: it would carry bearer tokens and dashboard cookies in clear text: "+
+		"give --tls-cert and --tls-key (docs/operations.md, \"TLS\"), or --behind-tls-proxy if a proxy in front terminates TLS, "+
+		"or --insecure-plain-http to serve plain HTTP on purpose", ErrPlainHTTPRefused)
+}
+
+// ErrPlainHTTPRefused is why a server without TLS does not listen on an address that is not
+// loopback: the operator did not say that plain HTTP there is meant.
+var ErrPlainHTTPRefused = errors.New("plain HTTP off loopback refused")
 
 // loopback reports whether host names only the local machine.
 func loopback(host string) bool {

@@ -30,7 +30,8 @@ var _ dashboard.Source = dashSource{}
 // newDashboard builds the web dashboard over the server.
 func newDashboard(s *Server) (*dashboard.Dashboard, error) {
 	return dashboard.New(dashboard.Config{Source: dashSource{s.api}, InsecureNoAuth: s.cfg.InsecureNoAuth,
-		Version: s.cfg.Version, Logger: s.cfg.Logger, Sampling: s.leads})
+		Version: s.cfg.Version, Logger: s.cfg.Logger, Sampling: s.leads,
+		Sessions: dashSessions{s}, SecureCookies: s.cfg.BehindTLSProxy})
 }
 
 // dashErr turns an API answer into the dashboard's errors: 404 ErrNotFound, another 4xx a

@@ -269,6 +269,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	b.shot("login")
 
 	b.signIn(r.url, r.oper)
+	b.checkSessionCookie(r.oper)
 	row := `tr[data-job="` + j.ID + `"]`
 	bar := `document.querySelector('` + row + ` progress').value`
 	b.do(chromedp.WaitVisible(row))
@@ -342,6 +343,8 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// Forged POSTs, as another site's page or a script would send them.
 	viewerCSRF := eval[string](b, `document.querySelector('input[name=csrf]').value`)
+	// A form's CSRF token is its session's: the viewer's browser session, an operator's own.
+	sessions := map[string]*http.Cookie{r.viewer: b.sessionCookie(), r.oper: r.signInCookie(r.oper)}
 	post := func(secret, csrf, action string) int {
 		t.Helper()
 		form := url.Values{}
@@ -351,7 +354,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, r.url+"/jobs/"+j.ID+"/"+action, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if secret != "" {
-			req.AddCookie(&http.Cookie{Name: "rangecopy_session", Value: secret})
+			req.AddCookie(sessions[secret])
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -365,7 +368,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	{
 		// The operator's token as the operator's page carries it, read with a cookie of theirs.
 		req, _ := http.NewRequest(http.MethodGet, r.url+"/jobs/"+j.ID, nil)
-		req.AddCookie(&http.Cookie{Name: "rangecopy_session", Value: r.oper})
+		req.AddCookie(sessions[r.oper])
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

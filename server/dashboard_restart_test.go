@@ -70,7 +70,7 @@ func TestThroughputChartSurvivesRestart(t *testing.T) {
 		before[len(before)-1].BytesDone, before[len(before)-1].Time.Sub(before[0].Time))
 
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r2.url+"/jobs/"+j.ID, nil)
-	req.AddCookie(&http.Cookie{Name: "rangecopy_session", Value: r2.viewer})
+	req.AddCookie(r2.signInCookie(r2.viewer))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -38,6 +38,7 @@ type Server struct {
 	promReg *prometheus.Registry
 	ln      net.Listener
 	http    *http.Server
+	certs   *certFiles // TLS certificate and key, reloaded when they change; nil: plain HTTP
 	pool    *dial.Pool // connections to the jobs' clusters, kept warm across jobs
 	leading sync.Mutex // held while a term's reconciler runs
 	isLead  bool
@@ -45,8 +46,8 @@ type Server struct {
 	verifs  verifier
 }
 
-// New opens the catalog and the registry and binds the listener; Run serves. The caller
-// closes the server after Run returns (or instead of calling it).
+// New loads the TLS certificate, opens the catalog and the registry and binds the listener;
+// Run serves. The caller closes the server after Run returns (or instead of calling it).
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -59,6 +60,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, promReg: prometheus.NewRegistry(), pool: dial.NewPool(0, cfg.Logger)}
 	var err error
+	// A bad certificate fails at once, before the catalog's migrations and the wait for a
+	// ZooKeeper session.
+	if cfg.TLSCert != "" {
+		if s.certs, err = loadCertFiles(cfg.TLSCert, cfg.TLSKey, cfg.Logger); err != nil {
+			s.pool.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
 	if s.cat, err = catalog.Open(ctx, cfg.Catalog, catalog.Options{Logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -88,13 +97,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          nil,
 	}
-	if cfg.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("server: --tls-cert/--tls-key: %w", err)
-		}
-		s.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if s.certs != nil {
+		s.http.TLSConfig = &tls.Config{GetCertificate: s.certs.getCertificate, MinVersion: tls.VersionTLS12}
 	}
 	return s, nil
 }
@@ -127,6 +131,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.adoptVerifications(ctx, true)
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
+	s.runTransport(ctx, &wg)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

@@ -24,7 +24,7 @@ import (
 
 // selfSigned writes a certificate for 127.0.0.1 and its key, and returns their paths and a
 // pool that trusts it.
-func selfSigned(t *testing.T) (cert, key string, pool *x509.CertPool) {
+func selfSigned(t testing.TB) (cert, key string, pool *x509.CertPool) {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

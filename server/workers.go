@@ -43,15 +43,19 @@ func (a *rest) registerHealth() {
 	huma.Register(a.h, ready, func(ctx context.Context, _ *struct{}) (*struct{ Body api.Health }, error) {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
+		// Anyone may ask (no token): the answer says which dependency is down, never its
+		// error, which can name hosts, users and paths. The error goes to the log.
 		h := api.Health{Status: "ok", Checks: map[string]string{"catalog": "ok", "zookeeper": "ok"}, Leader: a.s.leads()}
 		if err := a.s.cat.Ping(ctx); err != nil {
-			h.Status, h.Checks["catalog"] = "unavailable", err.Error()
+			h.Status, h.Checks["catalog"] = "unavailable", "unavailable"
+			a.s.cfg.Logger.Warn("readyz: the catalog does not answer", "err", err)
 		}
 		if _, err := a.s.reg.Leader(ctx); err != nil {
-			h.Status, h.Checks["zookeeper"] = "unavailable", err.Error()
+			h.Status, h.Checks["zookeeper"] = "unavailable", "unavailable"
+			a.s.cfg.Logger.Warn("readyz: ZooKeeper does not answer", "err", err)
 		}
 		if h.Status != "ok" {
-			return nil, huma.Error503ServiceUnavailable("not ready: catalog " + h.Checks["catalog"] + "; zookeeper " + h.Checks["zookeeper"])
+			return nil, huma.Error503ServiceUnavailable("not ready: catalog: " + h.Checks["catalog"] + "; zookeeper: " + h.Checks["zookeeper"])
 		}
 		return &struct{ Body api.Health }{Body: h}, nil
 	})

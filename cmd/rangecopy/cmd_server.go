@@ -37,6 +37,7 @@ type serverFlags struct {
 	workDir        string
 	zkWait         time.Duration
 	log            logFlags
+	transport      serverTransportFlags
 }
 
 // defaultDataDir is where the server keeps its SQLite catalog and bootstrap token by default.
@@ -103,6 +104,7 @@ one catalog, one creates the token. Every call needs a bearer token unless
 	fs.StringVar(&f.bootstrapFile, "bootstrap-token-file", "", "on the first start, make the admin token of the secret in this file (rangecopy token generate) instead of writing <data-dir>/admin-token")
 	f.user.add(fs, "HBase effective user and HDFS user of jobs whose clusters name none")
 	fs.StringVar(&f.workDir, "work-dir", "", "parent of job work folders on the target HDFS (default /user/<user>/.rangecopy)")
+	f.transport.add(fs)
 	f.log.add(fs)
 	f.log.complete(c)
 	_ = c.MarkFlagFilename("config", "yaml", "yml")
@@ -119,6 +121,9 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	}
 	url, err := f.check()
 	if err != nil {
+		return err
+	}
+	if err := f.transport.preflight(f.listen, f.tlsCert, f.tlsKey, f.insecureNoAuth); err != nil {
 		return err
 	}
 	// The bootstrap secret's file is read before anything starts, so a placeholder stops
@@ -142,7 +147,9 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	})
 	s, err := server.New(octx, server.Config{Listen: f.listen, Catalog: url, ZK: zk, ZKRoot: f.registry.zkRoot,
 		SessionTimeout: f.registry.sessionTimeout, ID: f.id, Workers: f.workers, TLSCert: f.tlsCert, TLSKey: f.tlsKey,
-		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Logger: log, Version: version})
+		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Logger: log, Version: version,
+		InsecurePlainHTTP: f.transport.insecurePlainHTTP, BehindTLSProxy: f.transport.behindTLSProxy,
+		Sessions: catalog.SessionLimits{Idle: f.transport.sessionIdle, Lifetime: f.transport.sessionLifetime}})
 	stopTicker()
 	timedOut := octx.Err() != nil && ctx.Err() == nil
 	cancel()

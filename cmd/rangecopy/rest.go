@@ -31,6 +31,7 @@ const (
 type apiFlags struct {
 	url, tokenFile, ca string
 	timeout            time.Duration
+	allowPlainHTTP     bool
 }
 
 func (s *apiFlags) add(fs *pflag.FlagSet) {
@@ -38,6 +39,7 @@ func (s *apiFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&s.tokenFile, "token-file", "", "file holding the server's bearer token (default: the token itself from $"+tokenEnv+")")
 	fs.StringVar(&s.ca, "server-ca", "", "PEM file of the CA certificates to trust for an https --server (default the system's)")
 	fs.DurationVar(&s.timeout, "server-timeout", apiclient.DefaultTimeout, "bound on each call to the server (not on following a job)")
+	fs.BoolVar(&s.allowPlainHTTP, "allow-plain-http", false, "send the token to an http:// --server that is not this machine, in clear text (refused without)")
 }
 
 // serverURL is --server, else $RANGECOPY_SERVER.
@@ -69,7 +71,7 @@ func useServer(fs *pflag.FlagSet, s apiFlags) (bool, error) {
 
 // noServerFlags refuses the REST flags when the command talks to ZooKeeper.
 func noServerFlags(fs *pflag.FlagSet, names ...string) error {
-	for _, n := range append([]string{"token-file", "server-ca"}, names...) {
+	for _, n := range append([]string{"token-file", "server-ca", "allow-plain-http"}, names...) {
 		if fs.Lookup(n) != nil && fs.Changed(n) {
 			return usageErrorf("--%s goes with --server (or $%s)", n, serverEnv)
 		}
@@ -104,7 +106,7 @@ func (s apiFlags) client() (*apiclient.Client, error) {
 		return nil, usageErrorf("--server-timeout %s: must be positive", s.timeout)
 	}
 	c, err := apiclient.New(s.serverURL(), apiclient.Options{Token: token, CAFile: s.ca, Timeout: s.timeout,
-		UserAgent: "rangecopy/" + version})
+		UserAgent: "rangecopy/" + version, AllowPlainHTTP: s.allowPlainHTTP})
 	if err != nil {
 		return nil, usageErrorf("--server: %v", err)
 	}
