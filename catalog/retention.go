@@ -38,7 +38,8 @@ func (c *Catalog) PruneAudit(ctx context.Context, before time.Time, batch int) (
 // PruneJobs deletes jobs that ended (a final state, or lost) and were last updated before
 // before, oldest update first, at most batch of them (default DefaultPruneBatch), with their
 // history and progress samples (the schema cascades; the final report is the job row's). It
-// returns how many it deleted; a caller that wants them all calls it until it returns 0.
+// returns how many it deleted: fewer than batch when no more are due (it reads past the
+// jobs it keeps to fill the batch).
 //
 // A job a relocation still references is kept: one named by a window that has not finished
 // (the relocation's driver reads that window's jobs), or by a window that finished at or
