@@ -341,17 +341,12 @@ func (d dashSource) Samples(ctx context.Context, id string) ([]dashboard.Sample,
 }
 
 // Refused records a request the dashboard refused in the audit log, as the API records its
-// refusals: who (if anyone signed in), what, the status, and why after "dashboard: ".
+// refusals (through the failed-authentication limiter): who (if anyone signed in), what,
+// the status, and why after "dashboard: ".
 func (d dashSource) Refused(ctx context.Context, r dashboard.Refusal) error {
-	s := d.a.s
 	e := catalog.AuditEntry{TokenID: r.Who.TokenID, TokenName: r.Who.Name, Role: catalog.Role(r.Who.Role), Method: r.Method,
-		Path: r.Path, RemoteAddr: r.Who.Addr, Status: r.Status, Message: "dashboard: " + r.Why}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
-	defer cancel()
-	if _, err := s.cat.AppendAudit(actx, e); err != nil {
-		s.metrics.catalogErrors.Inc()
-		return err
-	}
+		Path: r.Path, RemoteAddr: clientOf(ctx, r.Who.Addr), Status: r.Status, Message: "dashboard: " + r.Why}
+	d.a.refused(ctx, e)
 	return nil
 }
 

@@ -31,6 +31,7 @@ type serverFlags struct {
 	insecureNoAuth bool
 	user           userFlag
 	workDir        string
+	limits         limitsFlags
 	log            logFlags
 }
 
@@ -93,6 +94,7 @@ unless --insecure-no-auth, which is allowed on a loopback address only.`,
 	fs.BoolVar(&f.insecureNoAuth, "insecure-no-auth", false, "serve every call without a token, as an admin (loopback only)")
 	f.user.add(fs, "HBase effective user and HDFS user of jobs whose clusters name none")
 	fs.StringVar(&f.workDir, "work-dir", "", "parent of job work folders on the target HDFS (default /user/<user>/.rangecopy)")
+	f.limits.add(fs)
 	f.log.add(fs)
 	f.log.complete(c)
 	_ = c.MarkFlagFilename("config", "yaml", "yml")
@@ -113,6 +115,10 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	if len(zk) == 0 {
 		return usageErrorf("--zk is required: the registry's ZooKeeper servers, host[:port],... (or set $%s)", zkEnv)
 	}
+	limits, err := f.limits.limits()
+	if err != nil {
+		return err
+	}
 	url := f.catalog
 	if url == "" {
 		if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
@@ -123,7 +129,7 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 	octx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	s, err := server.New(octx, server.Config{Listen: f.listen, Catalog: url, ZK: zk, ZKRoot: f.registry.zkRoot,
 		SessionTimeout: f.registry.sessionTimeout, ID: f.id, Workers: f.workers, TLSCert: f.tlsCert, TLSKey: f.tlsKey,
-		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Logger: log, Version: version})
+		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Limits: limits, Logger: log, Version: version})
 	cancel()
 	if err != nil {
 		return err
