@@ -115,6 +115,10 @@ func op(id, method, path, summary string, role catalog.Role, tags ...string) hum
 		o.Errors = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
 		o.Description = fmt.Sprintf("Needs a token of role %s or above.", role)
 	}
+	if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		// A body past maxBody, or one that does not arrive in time.
+		o.Errors = append(o.Errors, http.StatusRequestEntityTooLarge, http.StatusRequestTimeout)
+	}
 	return o
 }
 
