@@ -259,7 +259,7 @@ func TestAdversarialFailedSignIns(t *testing.T) {
 // TestAdversarialEventStreams holds 40 event streams of one token on a running job (its 41st
 // is refused, 429), then opens 1,000 more at once with two other tokens: 24 are held (the
 // server's cap is 64), the rest are refused with 503 and Retry-After, and the server answers
-// a normal GET all along. The held streams outlive the server's read and write timeouts; once closed, their
+// a normal GET all along. The held streams share one feed of the job. The held streams outlive the server's read and write timeouts; once closed, their
 // slots are free again. A client trickling a body is cut off by the read timeout, and an
 // oversized body is answered 413.
 func TestAdversarialEventStreams(t *testing.T) {
@@ -367,6 +367,10 @@ func TestAdversarialEventStreams(t *testing.T) {
 	if noRetry != 0 {
 		t.Errorf("%d refusals without Retry-After", noRetry)
 	}
+	// The 64 streams share one watch and one poll of the job.
+	if n := r.s.api.feeds.following(); n != 1 {
+		t.Errorf("%d feeds for the 64 streams of one job, want 1", n)
+	}
 	if st, retry, h := open(r.viewer); st != http.StatusServiceUnavailable || retry == "" {
 		t.Errorf("one more stream: %d, Retry-After %q", st, retry)
 		if h != nil {
@@ -403,7 +407,7 @@ func TestAdversarialEventStreams(t *testing.T) {
 		<-h.ended
 	}
 	// Their slots come back.
-	waitFor(t, 30*time.Second, "streams released", func() bool { return r.s.api.streams.inUse() == 0 })
+	waitFor(t, 30*time.Second, "streams released", func() bool { return r.s.api.streams.inUse() == 0 && r.s.api.feeds.following() == 0 })
 	ev := r.follow(j.ID)
 	waitFor(t, 30*time.Second, "a new stream's first event", func() bool {
 		ev.mu.Lock()

@@ -28,6 +28,7 @@ type rest struct {
 	h       huma.API
 	authLim *authLimiter  // failed authentications by client (authlimit.go)
 	streams *streamLimits // event streams open (events.go)
+	feeds   *jobFeeds     // the jobs they follow (jobfeed.go)
 }
 
 // principal is who calls: a token, or everyone under --insecure-no-auth.
@@ -54,6 +55,7 @@ func newAPI(s *Server) *rest {
 	lim := s.cfg.Limits
 	a := &rest{s: s, mux: http.NewServeMux(), authLim: newAuthLimiter(lim.FailedAuthBurst, lim.FailedAuthEvery, lim.FailedAuthClients),
 		streams: newStreamLimits(lim.Streams, lim.StreamsPerToken)}
+	a.feeds = newJobFeeds(a)
 	// The document is the contract (api/openapi.yaml): the same from every build.
 	cfg := huma.DefaultConfig("rangecopy", api.Version)
 	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, relocations, verifications, workers, tokens. " +

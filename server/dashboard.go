@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -259,7 +260,7 @@ func (d dashSource) Relocations(ctx context.Context) ([]dashboard.Relocation, er
 		return nil, dashErr(d.a.problem(err, "relocations"))
 	}
 	out := make([]dashboard.Relocation, 0, len(rs))
-	for _, r := range rs {
+	for _, r := range slices.Backward(rs) { // newest first, as the API lists them
 		v, err := s.relocationView(ctx, r, false)
 		if err != nil {
 			return nil, dashErr(d.a.problem(err, "relocation "+r.ID))

@@ -38,57 +38,44 @@ func (a *rest) registerEvents() {
 		})
 }
 
-// follow sends a job's events until it ends or the client goes away.
+// follow sends a job's events until it ends or the client goes away. The looks at the job
+// come from its feed, which every stream following the job shares.
 func (a *rest) follow(ctx context.Context, id string, send sse.Sender) {
 	var last api.JobOut
 	var lastState api.JobState
-	t := time.NewTicker(eventPoll)
-	defer t.Stop()
-	// Changes in the registry wake the stream at once; the ticker covers the catalog (and a
-	// job the registry does not hold).
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	changed, err := a.s.reg.WatchJob(wctx, id)
-	if err != nil {
-		changed = nil
-	}
+	looks, leave := a.feeds.subscribe(id)
+	defer leave()
 	for first := true; ; first = false {
-		v, err := a.jobView(ctx, id)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			var se huma.StatusError
-			if errors.As(err, &se) && se.GetStatus() == http.StatusNotFound && first {
-				_ = send(sse.Message{Data: &api.StateEvent{ID: id, State: api.JobUnknown, Message: "no such job", Final: true}})
-				return
-			}
-		} else {
-			final := v.State.Final()
-			if v.State != lastState {
-				if send(sse.Message{Data: &api.StateEvent{ID: id, State: v.State, Message: v.Message, Final: final}}) != nil {
-					return
-				}
-				lastState = v.State
-			}
-			if first || progressChanged(last, v) {
-				if send(sse.Message{Data: &v}) != nil {
-					return
-				}
-				last = v
-			}
-			if final {
-				return
-			}
-		}
+		var look jobLook
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-		case _, ok := <-changed:
-			if !ok {
-				changed = nil
+		case look = <-looks:
+		}
+		if look.err != nil {
+			var se huma.StatusError
+			if errors.As(look.err, &se) && se.GetStatus() == http.StatusNotFound && first {
+				_ = send(sse.Message{Data: &api.StateEvent{ID: id, State: api.JobUnknown, Message: "no such job", Final: true}})
+				return
 			}
+			continue
+		}
+		v := look.v
+		final := v.State.Final()
+		if v.State != lastState {
+			if send(sse.Message{Data: &api.StateEvent{ID: id, State: v.State, Message: v.Message, Final: final}}) != nil {
+				return
+			}
+			lastState = v.State
+		}
+		if first || progressChanged(last, v) {
+			if send(sse.Message{Data: &v}) != nil {
+				return
+			}
+			last = v
+		}
+		if final {
+			return
 		}
 	}
 }
