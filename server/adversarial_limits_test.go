@@ -534,10 +534,23 @@ func TestAdversarialPathTricks(t *testing.T) {
 			if !ok || status >= 500 {
 				t.Errorf("%s %.120s: %d %.200s", o.method, path, status, body)
 			}
+			// A NUL or bytes that are not UTF-8 never reach the catalog (PostgreSQL would
+			// answer them with an error, not "not found").
+			if dec, err := url.PathUnescape(trick); err == nil && !storable(dec) && !strings.HasPrefix(o.path, "/static/") &&
+				status != http.StatusBadRequest {
+				t.Errorf("%s %.120s: %d; want 400 before the catalog", o.method, path, status)
+			}
 			if strings.Contains(body, "root:x:0:0") || strings.Contains(body, "/bin/sh") || strings.Contains(body, "goroutine ") {
 				t.Errorf("%s %.120s: the answer holds a file or a trace: %.300s", o.method, path, body)
 			}
 		}
+	}
+	// The same bytes in a query.
+	for _, q := range []string{"/jobs?table=%00", "/jobs?cluster=%FF%FE", "/audit?token=a%00b", "/relocations?cursor=%C0%AE"} {
+		if a := r.do(r.admin, http.MethodGet, api.APIPrefix+q, nil); a.status != http.StatusBadRequest {
+			t.Errorf("GET %s: %d %.200s; want 400", q, a.status, a.body)
+		}
+		n++
 	}
 	t.Logf("%d requests with path tricks, none answered 5xx or with a file", n)
 	if a := r.do(r.viewer, http.MethodGet, api.APIPrefix+"/jobs", nil); a.status != http.StatusOK {

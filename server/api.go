@@ -104,7 +104,7 @@ func (a *rest) handler(dash http.Handler) http.Handler {
 	live := a.s.metrics.instrument(a.dashStream(dash))
 	root.Handle("GET /live", live)
 	root.Handle("GET /live/relocation", live)
-	return a.guardAuth(root)
+	return a.guardAuth(refuseUnstorable(root))
 }
 
 // op declares an operation that needs role (empty: open to everyone).

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"rangecopy/api"
 	"rangecopy/catalog"
@@ -310,4 +311,31 @@ func (a *rest) writeSummaries(ctx context.Context, now time.Time, quiet time.Dur
 		a.appendAudit(ctx, catalog.AuditEntry{Time: b.To, Method: "*", Path: "*", RemoteAddr: b.Addr,
 			Status: http.StatusTooManyRequests, Message: b.Message()})
 	}
+}
+
+// storable reports whether s can reach the catalog as a key on every database: PostgreSQL
+// refuses a NUL and bytes that are not UTF-8 with an error, where the others find nothing.
+func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+// refuseUnstorable answers 400 to a request whose path or query holds a NUL or bytes that
+// are not UTF-8: no name or id has them, and they would reach the catalog as an error, not
+// as "not found".
+func refuseUnstorable(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ok := storable(r.URL.Path)
+		for k, vs := range r.URL.Query() {
+			ok = ok && storable(k)
+			for _, v := range vs {
+				ok = ok && storable(v)
+			}
+		}
+		if !ok {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(api.NewProblem(http.StatusBadRequest,
+				"the path or query holds a NUL or bytes that are not UTF-8: no name or id has them"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
