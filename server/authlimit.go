@@ -236,8 +236,8 @@ func clientOf(ctx context.Context, remoteAddr string) string {
 	return clientAddr(remoteAddr, nil, nil)
 }
 
-// openPaths are the paths a client refused for too many failures may still call: they need
-// no token.
+// openPath reports whether a client refused for too many failures may still call path: the
+// health checks and the contract need no token.
 func openPath(p string) bool {
 	switch p {
 	case api.APIPrefix + "/healthz", api.APIPrefix + "/readyz", api.APIPrefix + "/openapi.yaml", api.APIPrefix + "/openapi.json":
