@@ -17,7 +17,7 @@ type PageQuery struct {
 
 // JobList is a page of GET /jobs.
 type JobList struct {
-	Jobs []JobOut `json:"jobs" doc:"oldest first"`
+	Jobs []JobOut `json:"jobs" doc:"newest first (by submission time, then id)"`
 	Next string   `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
 }
 
@@ -53,7 +53,7 @@ type WorkerList struct {
 
 // RelocationList is a page of GET /relocations.
 type RelocationList struct {
-	Relocations []RelocationOut `json:"relocations" doc:"oldest first"`
+	Relocations []RelocationOut `json:"relocations" doc:"newest first (by creation time, then id)"`
 	Next        string          `json:"next,omitempty" doc:"cursor of the next page; absent on the last"`
 }
 

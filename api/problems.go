@@ -24,6 +24,9 @@ const (
 	ProblemConflict ProblemType = "urn:rangecopy:problem:conflict"
 	// ProblemTooLarge (413): the body is larger than the API takes.
 	ProblemTooLarge ProblemType = "urn:rangecopy:problem:too-large"
+	// ProblemTooMany (429): too many failed sign-ins from this client, or too many event
+	// streams; Retry-After says when to try again.
+	ProblemTooMany ProblemType = "urn:rangecopy:problem:too-many"
 	// ProblemInternal (500): the server failed; its log says why.
 	ProblemInternal ProblemType = "urn:rangecopy:problem:internal"
 	// ProblemUpstream (502): a cluster the request names could not be reached or refused.
@@ -48,6 +51,8 @@ func ProblemTypeOf(status int) ProblemType {
 		return ProblemConflict
 	case http.StatusRequestEntityTooLarge:
 		return ProblemTooLarge
+	case http.StatusTooManyRequests:
+		return ProblemTooMany
 	case http.StatusInternalServerError:
 		return ProblemInternal
 	case http.StatusBadGateway:

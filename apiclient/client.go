@@ -281,7 +281,7 @@ type JobFilter struct {
 	Limit  int
 }
 
-// ListJobs returns one page of jobs, oldest first; its Next is the cursor of the page after,
+// ListJobs returns one page of jobs, newest first; its Next is the cursor of the page after,
 // empty on the last.
 func (c *Client) ListJobs(ctx context.Context, f JobFilter) (api.JobList, error) {
 	q := url.Values{}
@@ -384,7 +384,7 @@ func (c *Client) CreateCluster(ctx context.Context, name string, in api.ClusterI
 	return out, err
 }
 
-// ListRelocations returns every relocation (with open, those that have not ended), oldest
+// ListRelocations returns every relocation (with open, those that have not ended), newest
 // first, reading page after page.
 func (c *Client) ListRelocations(ctx context.Context, open bool) ([]api.RelocationOut, error) {
 	var all []api.RelocationOut

@@ -263,7 +263,7 @@ func TestListJobsPaging(t *testing.T) {
 		}
 		for i := 1; i < len(all.Jobs); i++ {
 			a, b := all.Jobs[i-1], all.Jobs[i]
-			if a.SubmittedAt.After(b.SubmittedAt) || (a.SubmittedAt.Equal(b.SubmittedAt) && a.ID >= b.ID) {
+			if a.SubmittedAt.Before(b.SubmittedAt) || (a.SubmittedAt.Equal(b.SubmittedAt) && a.ID <= b.ID) {
 				t.Fatalf("order: %s@%v before %s@%v", a.ID, a.SubmittedAt, b.ID, b.SubmittedAt)
 			}
 			want = append(want, a.ID)
@@ -295,6 +295,45 @@ func TestListJobsPaging(t *testing.T) {
 			}
 			if wantPages := (23 + size - 1) / size; pages != wantPages {
 				t.Errorf("paging by %d took %d pages, want %d", size, pages, wantPages)
+			}
+		}
+
+		// Jobs submitted while a client pages come before its first page: the pages it
+		// reads on still hold every older job once.
+		first, err := c.ListJobs(ctx, JobFilter{Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			j := testJob(fmt.Sprintf("late-%d", i))
+			j.SubmittedAt = base.Add(time.Second)
+			if _, _, err := c.CreateJob(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := []string{}
+		for _, j := range first.Jobs {
+			got = append(got, j.ID)
+		}
+		for cur := first.Next; cur != ""; {
+			p, err := c.ListJobs(ctx, JobFilter{Cursor: cur, Limit: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range p.Jobs {
+				got = append(got, j.ID)
+			}
+			cur = p.Next
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("paging while jobs arrive: %v, want %v", got, want)
+		}
+		if p, _ := c.ListJobs(ctx, JobFilter{Limit: 1}); len(p.Jobs) != 1 || p.Jobs[0].ID != "late-2" {
+			t.Errorf("first page after the late jobs: %+v, want late-2 first", p.Jobs)
+		}
+		for _, id := range []string{"late-0", "late-1", "late-2"} {
+			if err := c.db.Exec("DELETE FROM jobs WHERE id = ?", id).Error; err != nil {
+				t.Fatal(err)
 			}
 		}
 
@@ -334,7 +373,8 @@ func TestListJobsPaging(t *testing.T) {
 		if len(def.Jobs) != 23 {
 			t.Errorf("default page: %d jobs", len(def.Jobs))
 		}
-		for _, bad := range []JobFilter{{Cursor: "garbage!"}, {Cursor: cursor{kind: cursorAudit, micros: 3}.encode()}, {States: []JobState{{State: 99}}}} {
+		for _, bad := range []JobFilter{{Cursor: "garbage!"}, {Cursor: cursor{kind: cursorAudit, micros: 3}.encode()},
+			{Cursor: cursor{kind: 'j', micros: base.UnixMicro(), key: "copy-00"}.encode()}, {States: []JobState{{State: 99}}}} {
 			if _, err := c.ListJobs(ctx, bad); !errors.Is(err, ErrInvalid) {
 				t.Errorf("ListJobs(%+v) = %v, want ErrInvalid", bad, err)
 			}

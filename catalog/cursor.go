@@ -17,7 +17,8 @@ import (
 //
 //	kind (1 byte) | micros (8 bytes, big endian, signed) | key (the rest, UTF-8, ≤ 191 bytes)
 //
-// Jobs sort by (submittedAt, id): micros is submittedAt in Unix microseconds, key the id.
+// Jobs sort newest first by (submittedAt, id): micros is submittedAt in Unix microseconds,
+// key the id.
 // Audit entries sort newest first by id: micros holds the id, key is empty.
 type cursor struct {
 	kind   byte
@@ -26,12 +27,15 @@ type cursor struct {
 }
 
 const (
-	cursorJobs  byte = 'j'
+	// cursorJobs: jobs sort newest first by (submittedAt, id). Releases that listed them
+	// oldest first gave out 'j' cursors; those are refused, not read the other way round.
+	cursorJobs  byte = 'J'
 	cursorAudit byte = 'a'
 	// cursorVerifications: verifications sort newest first by (createdAt, id).
 	cursorVerifications byte = 'v'
-	// cursorRelocations: relocations sort oldest first by (createdAt, id).
-	cursorRelocations byte = 'r'
+	// cursorRelocations: relocations sort newest first by (createdAt, id); the oldest-first
+	// releases' 'r' cursors are refused.
+	cursorRelocations byte = 'R'
 	// maxCursorKey bounds a cursor's key: the longest job id the schema holds.
 	maxCursorKey = 191
 	// maxCursorLen bounds the encoded form before it is decoded.

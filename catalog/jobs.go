@@ -142,7 +142,7 @@ type JobFilter struct {
 	Table string
 	// Cluster keeps the jobs whose source or target cluster is this one.
 	Cluster string
-	// Cursor is the Next of the page before; empty starts at the oldest job.
+	// Cursor is the Next of the page before; empty starts at the newest job.
 	Cursor string
 	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
 	Limit int
@@ -150,15 +150,16 @@ type JobFilter struct {
 
 // JobPage is one page of a job listing.
 type JobPage struct {
-	// Jobs are ordered by submission time, then id.
+	// Jobs are newest first: by submission time, then id, both descending.
 	Jobs []Job `json:"jobs"`
 	// Next is the cursor of the page after, empty on the last page.
 	Next string `json:"next,omitempty"`
 }
 
-// ListJobs returns a page of the jobs f selects, oldest first (by submittedAt, then id). The
-// order is stable: paging from an empty cursor to the last page returns every job that
-// existed throughout exactly once.
+// ListJobs returns a page of the jobs f selects, newest first (by submittedAt, then id, both
+// descending). The order is stable and the cursor is a keyset on (submittedAt, id): paging
+// from an empty cursor to the last page returns every job that existed throughout exactly
+// once, however many jobs are submitted meanwhile (they sort before the first page).
 func (c *Catalog) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
 	limit := pageSize(f.Limit)
 	q := c.db.WithContext(ctx).Model(&Job{})
@@ -182,10 +183,10 @@ func (c *Catalog) ListJobs(ctx context.Context, f JobFilter) (JobPage, error) {
 			return JobPage{}, fmt.Errorf("catalog: list jobs: %w", err)
 		}
 		at := microsTime(cur.micros)
-		q = q.Where("(submitted_at > ? OR (submitted_at = ? AND id > ?))", at, at, cur.key)
+		q = q.Where("(submitted_at < ? OR (submitted_at = ? AND id < ?))", at, at, cur.key)
 	}
 	var jobs []Job
-	if err := q.Order("submitted_at, id").Limit(limit + 1).Find(&jobs).Error; err != nil {
+	if err := q.Order("submitted_at DESC, id DESC").Limit(limit + 1).Find(&jobs).Error; err != nil {
 		return JobPage{}, fmt.Errorf("catalog: list jobs: %w", err)
 	}
 	var page JobPage

@@ -220,7 +220,7 @@ func (c *Catalog) ListRelocations(ctx context.Context, open bool) ([]Relocation,
 type RelocationFilter struct {
 	// Open keeps the relocations that have not ended.
 	Open bool
-	// Cursor is the Next of the page before; empty starts at the oldest.
+	// Cursor is the Next of the page before; empty starts at the newest.
 	Cursor string
 	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
 	Limit int
@@ -228,15 +228,16 @@ type RelocationFilter struct {
 
 // RelocationPage is one page of a relocation listing.
 type RelocationPage struct {
-	// Relocations are ordered oldest first (createdAt, then id).
+	// Relocations are newest first (createdAt, then id, both descending).
 	Relocations []Relocation `json:"relocations"`
 	// Next is the cursor of the page after, empty on the last page.
 	Next string `json:"next,omitempty"`
 }
 
-// ListRelocationsPage returns a page of relocations, oldest first. The order is stable:
-// paging from an empty cursor to the last page returns every relocation that existed
-// throughout exactly once. A cursor this catalog did not give out is ErrInvalid.
+// ListRelocationsPage returns a page of relocations, newest first. The order is stable and
+// the cursor a keyset on (createdAt, id): paging from an empty cursor to the last page
+// returns every relocation that existed throughout exactly once, however many are created
+// meanwhile. A cursor this catalog did not give out is ErrInvalid.
 func (c *Catalog) ListRelocationsPage(ctx context.Context, f RelocationFilter) (RelocationPage, error) {
 	limit := pageSize(f.Limit)
 	q := c.db.WithContext(ctx).Model(&Relocation{})
@@ -249,10 +250,10 @@ func (c *Catalog) ListRelocationsPage(ctx context.Context, f RelocationFilter) (
 			return RelocationPage{}, fmt.Errorf("catalog: list relocations: %w", err)
 		}
 		at := microsTime(cur.micros)
-		q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", at, at, cur.key)
+		q = q.Where("(created_at < ? OR (created_at = ? AND id < ?))", at, at, cur.key)
 	}
 	var rs []Relocation
-	if err := q.Order("created_at, id").Limit(limit + 1).Find(&rs).Error; err != nil {
+	if err := q.Order("created_at DESC, id DESC").Limit(limit + 1).Find(&rs).Error; err != nil {
 		return RelocationPage{}, fmt.Errorf("catalog: list relocations: %w", err)
 	}
 	var page RelocationPage

@@ -112,7 +112,15 @@ func New(cfg Config) (*Dashboard, error) {
 		return nil, fmt.Errorf("dashboard: static files: %w", err)
 	}
 	files := http.FileServerFS(static)
-	d.mux.Handle("GET /static/", http.StripPrefix("/static/", cacheFor(time.Hour, files)))
+	d.mux.Handle("GET /static/", http.StripPrefix("/static/", cacheFor(time.Hour, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Files only: no listing, and a name no file can have (invalid UTF-8, say) is
+		// not found rather than the file server's 500.
+		if name := r.URL.Path; !fs.ValidPath(name) || name == "." {
+			d.fail(w, r, http.StatusNotFound, "There is no file "+r.URL.Path+".")
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))))
 	d.mux.HandleFunc("GET /login", d.loginPage)
 	d.mux.HandleFunc("POST /login", d.login)
 	d.mux.HandleFunc("POST /logout", d.logout)

@@ -23,9 +23,12 @@ const maxBody = 4 << 20
 // rest is the REST API over one server: its handlers translate HTTP to calls on the
 // server and its errors back to HTTP problems.
 type rest struct {
-	s   *Server
-	mux *http.ServeMux
-	h   huma.API
+	s       *Server
+	mux     *http.ServeMux
+	h       huma.API
+	authLim *authLimiter  // failed authentications by client (authlimit.go)
+	streams *streamLimits // event streams open (events.go)
+	feeds   *jobFeeds     // the jobs they follow (jobfeed.go)
 }
 
 // principal is who calls: a token, or everyone under --insecure-no-auth.
@@ -56,7 +59,10 @@ func callerOf(ctx context.Context) principal {
 const roleMeta = "x-rangecopy-role"
 
 func newAPI(s *Server) *rest {
-	a := &rest{s: s, mux: http.NewServeMux()}
+	lim := s.cfg.Limits
+	a := &rest{s: s, mux: http.NewServeMux(), authLim: newAuthLimiter(lim.FailedAuthBurst, lim.FailedAuthEvery, lim.FailedAuthClients),
+		streams: newStreamLimits(lim.Streams, lim.StreamsPerToken)}
+	a.feeds = newJobFeeds(a)
 	// The document is the contract (api/openapi.yaml): the same from every build.
 	cfg := huma.DefaultConfig("rangecopy", api.Version)
 	cfg.Info.Description = "Copies key ranges of HBase tables between clusters: clusters, jobs, relocations, verifications, workers, tokens. " +
@@ -88,7 +94,12 @@ func (a *rest) handler(dash http.Handler) http.Handler {
 	metrics := promhttp.HandlerFor(a.s.promReg, promhttp.HandlerOpts{})
 	root := http.NewServeMux()
 	root.Handle("GET /metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := a.authorize(r.Context(), r.Header.Get("Authorization"), catalog.RoleViewer); err != nil {
+		if p, err := a.authorize(r.Context(), r.Header.Get("Authorization"), catalog.RoleViewer); err != nil {
+			var ae *authError
+			if errors.As(err, &ae) {
+				a.refused(r.Context(), catalog.AuditEntry{TokenID: p.tokenID, TokenName: p.name, Role: p.role, Method: r.Method,
+					Path: r.URL.Path, RemoteAddr: clientOf(r.Context(), r.RemoteAddr), Status: ae.status, Message: "metrics"})
+			}
 			writeProblem(w, err)
 			return
 		}
@@ -96,7 +107,11 @@ func (a *rest) handler(dash http.Handler) http.Handler {
 	}))
 	root.Handle("/api/", a.s.metrics.instrument(a.mux))
 	root.Handle("/", a.s.metrics.instrumentDashboard(dash))
-	return root
+	// The dashboard's live streams, held to the event streams' caps and timeouts.
+	live := a.s.metrics.instrumentDashboard(a.dashStream(dash))
+	root.Handle("GET /live", live)
+	root.Handle("GET /live/relocation", live)
+	return a.guardAuth(refuseUnstorable(root))
 }
 
 // op declares an operation that needs role (empty: open to everyone).
@@ -106,8 +121,12 @@ func op(id, method, path, summary string, role catalog.Role, tags ...string) hum
 	if role != "" {
 		o.Security = []map[string][]string{{"bearer": {}}}
 		o.Metadata = map[string]any{roleMeta: role}
-		o.Errors = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden}
+		o.Errors = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
 		o.Description = fmt.Sprintf("Needs a token of role %s or above.", role)
+	}
+	if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		// A body past maxBody, or one that does not arrive in time.
+		o.Errors = append(o.Errors, http.StatusRequestEntityTooLarge, http.StatusRequestTimeout)
 	}
 	return o
 }
@@ -180,7 +199,8 @@ func (a *rest) authenticate(ctx huma.Context, next func(huma.Context)) {
 }
 
 // audit records every mutating call, and every call refused for want of a token or a role,
-// in the catalog's audit log.
+// in the catalog's audit log; refusals go through the failed-authentication limiter, which
+// bounds them (authlimit.go).
 func (a *rest) audit(ctx huma.Context, next func(huma.Context)) {
 	ctx = huma.WithValue(ctx, principalKey{}, &principal{})
 	next(ctx)
@@ -188,20 +208,19 @@ func (a *rest) audit(ctx huma.Context, next func(huma.Context)) {
 	if status == 0 {
 		status = http.StatusOK
 	}
+	refused := status == http.StatusUnauthorized || status == http.StatusForbidden
 	mutating := ctx.Method() != http.MethodGet && ctx.Method() != http.MethodHead
-	if !mutating && status != http.StatusUnauthorized && status != http.StatusForbidden {
+	if !mutating && !refused {
 		return
 	}
 	p := callerOf(ctx.Context())
 	e := catalog.AuditEntry{TokenID: p.tokenID, TokenName: p.name, Role: p.role, Method: ctx.Method(),
-		Path: ctx.URL().Path, RemoteAddr: ctx.RemoteAddr(), Status: status, Message: ctx.Operation().OperationID}
-	// The call's own context may be gone (a client that hung up); the record is still kept.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx.Context()), catalogTimeout)
-	defer cancel()
-	if _, err := a.s.cat.AppendAudit(actx, e); err != nil {
-		a.s.metrics.catalogErrors.Inc()
-		a.s.cfg.Logger.Error("audit log: cannot record a call", "method", e.Method, "path", e.Path, "status", status, "err", err)
+		Path: ctx.URL().Path, RemoteAddr: clientOf(ctx.Context(), ctx.RemoteAddr()), Status: status, Message: ctx.Operation().OperationID}
+	if refused {
+		a.refused(ctx.Context(), e)
+		return
 	}
+	a.appendAudit(ctx.Context(), e)
 }
 
 // writeProblem writes an authorization refusal (or failure) outside huma, as problem+json.

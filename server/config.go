@@ -56,6 +56,8 @@ type Config struct {
 	// Retention is how long an ended job stays in the registry once the catalog holds its
 	// end and final report; 0 means DefaultRetention. The catalog keeps it for good.
 	Retention time.Duration
+	// Limits bound failed sign-ins, event streams, slow requests and the catalog's history.
+	Limits Limits
 	// Logger receives the server's log; nil discards.
 	Logger *slog.Logger
 	// Version is the binary's version, shown in the API's description.
@@ -82,6 +84,9 @@ func (c *Config) defaults() error {
 		c.Version = "dev"
 	}
 	var errs []error
+	if err := c.Limits.defaults(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Catalog == "" {
 		errs = append(errs, errors.New("no catalog URL"))
 	}

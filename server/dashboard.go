@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -255,7 +256,7 @@ func (d dashSource) Relocations(ctx context.Context) ([]dashboard.Relocation, er
 		return nil, dashErr(d.a.problem(err, "relocations"))
 	}
 	out := make([]dashboard.Relocation, 0, len(rs))
-	for _, r := range rs {
+	for _, r := range slices.Backward(rs) { // newest first, as the API lists them
 		v, err := s.relocationView(ctx, r, false)
 		if err != nil {
 			return nil, dashErr(d.a.problem(err, "relocation "+r.ID))
@@ -341,17 +342,12 @@ func (d dashSource) Samples(ctx context.Context, id string) ([]dashboard.Sample,
 }
 
 // Refused records a request the dashboard refused in the audit log, as the API records its
-// refusals: who (if anyone signed in), what, the status, and why after "dashboard: ".
+// refusals (through the failed-authentication limiter): who (if anyone signed in), what,
+// the status, and why after "dashboard: ".
 func (d dashSource) Refused(ctx context.Context, r dashboard.Refusal) error {
-	s := d.a.s
 	e := catalog.AuditEntry{TokenID: r.Who.TokenID, TokenName: r.Who.Name, Role: catalog.Role(r.Who.Role), Method: r.Method,
-		Path: r.Path, RemoteAddr: r.Who.Addr, Status: r.Status, Message: "dashboard: " + r.Why}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), catalogTimeout)
-	defer cancel()
-	if _, err := s.cat.AppendAudit(actx, e); err != nil {
-		s.metrics.catalogErrors.Inc()
-		return err
-	}
+		Path: r.Path, RemoteAddr: clientOf(ctx, r.Who.Addr), Status: r.Status, Message: "dashboard: " + r.Why}
+	d.a.refused(ctx, e)
 	return nil
 }
 

@@ -74,7 +74,9 @@ func newRigWith(t *testing.T, env *testenv.Env, workers int, dir, zkRoot, id str
 	cfg := Config{Listen: "127.0.0.1:0", Catalog: "sqlite://" + filepath.Join(dir, "catalog.db"),
 		ZK: []string{env.Target.ZKQuorum}, ZKRoot: zkRoot, SessionTimeout: 6 * time.Second,
 		Workers: workers, Poll: 500 * time.Millisecond, Reconcile: 500 * time.Millisecond, User: env.Target.User,
-		Logger: log, Version: "test", ID: id}
+		Logger: log, Version: "test", ID: id,
+		// Tests refuse many calls from one address on purpose; the limit has tests of its own.
+		Limits: Limits{FailedAuthBurst: 1 << 20}}
 	if tweak != nil {
 		tweak(&cfg)
 	}

@@ -95,7 +95,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Handler:           s.api.handler(s.dash),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          nil,
+		// The whole request and the whole answer are bounded; event streams lift both as
+		// they start (streamSlot) and bound each event's write instead.
+		ReadTimeout:    cfg.Limits.ReadTimeout,
+		WriteTimeout:   cfg.Limits.WriteTimeout,
+		MaxHeaderBytes: cfg.Limits.MaxHeaderBytes,
+		ErrorLog:       nil,
 	}
 	if s.certs != nil {
 		s.http.TLSConfig = &tls.Config{GetCertificate: s.certs.getCertificate, MinVersion: tls.VersionTLS12}
@@ -163,6 +168,11 @@ func (s *Server) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		s.api.summarizeRefusals(ctx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		var err error
 		if s.http.TLSConfig != nil {
 			err = s.http.ServeTLS(s.ln, "", "")
@@ -198,6 +208,11 @@ func (s *Server) lead(ctx context.Context) {
 	go func() {
 		defer wg.Done()
 		s.relocs.Run(ctx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.pruneHistory(ctx)
 	}()
 	defer wg.Wait()
 	defer func() {

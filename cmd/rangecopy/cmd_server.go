@@ -36,6 +36,7 @@ type serverFlags struct {
 	user           userFlag
 	workDir        string
 	zkWait         time.Duration
+	limits         limitsFlags
 	log            logFlags
 	transport      serverTransportFlags
 }
@@ -105,6 +106,7 @@ one catalog, one creates the token. Every call needs a bearer token unless
 	f.user.add(fs, "HBase effective user and HDFS user of jobs whose clusters name none")
 	fs.StringVar(&f.workDir, "work-dir", "", "parent of job work folders on the target HDFS (default /user/<user>/.rangecopy)")
 	f.transport.add(fs)
+	f.limits.add(fs)
 	f.log.add(fs)
 	f.log.complete(c)
 	_ = c.MarkFlagFilename("config", "yaml", "yml")
@@ -124,6 +126,10 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 		return err
 	}
 	if err := f.transport.preflight(f.listen, f.tlsCert, f.tlsKey, f.insecureNoAuth); err != nil {
+		return err
+	}
+	limits, err := f.limits.limits()
+	if err != nil {
 		return err
 	}
 	// The bootstrap secret's file is read before anything starts, so a placeholder stops
@@ -149,7 +155,7 @@ func runServer(ctx context.Context, f serverFlags, stderr io.Writer) error {
 		SessionTimeout: f.registry.sessionTimeout, ID: f.id, Workers: f.workers, TLSCert: f.tlsCert, TLSKey: f.tlsKey,
 		InsecureNoAuth: f.insecureNoAuth, User: f.user.get(), WorkRoot: f.workDir, Logger: log, Version: version,
 		InsecurePlainHTTP: f.transport.insecurePlainHTTP, BehindTLSProxy: f.transport.behindTLSProxy,
-		Sessions: catalog.SessionLimits{Idle: f.transport.sessionIdle, Lifetime: f.transport.sessionLifetime}})
+		Sessions: catalog.SessionLimits{Idle: f.transport.sessionIdle, Lifetime: f.transport.sessionLifetime}, Limits: limits})
 	stopTicker()
 	timedOut := octx.Err() != nil && ctx.Err() == nil
 	cancel()
