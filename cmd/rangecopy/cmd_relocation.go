@@ -49,8 +49,9 @@ func newRelocationCommand() *cobra.Command {
 		Use:   "relocation <action>",
 		Short: "create, follow, pause, resume, cancel and cut over relocations on rangecopy server",
 		Long: `Talks to rangecopy server's /api/v1/relocations. A relocation copies its tables
-in full, then runs catch-up windows [watermark - margin, T) on a cron schedule;
-the cut-over runs a final window, verifies the whole scope over [0, T) and
+in full, then runs catch-up windows on a cron schedule (each copies the cells
+written from the last window's time, less a margin, up to its own time T); the
+cut-over runs a final window, verifies every cell written before its T and
 repairs what differs (docs/relocation.md). The token comes from --token-file or
 RANGECOPY_TOKEN: viewer to read, operator to act.`,
 		Example: `  rangecopy relocation create --server http://rc1:8080 --source dc1 --target dc2 \
