@@ -110,7 +110,7 @@ copy's snapshot, and both reports are printed (with --json one document of
 	fs.BoolVar(&f.createTable, "create-table", false, "create a missing target table, pre-split like the source")
 	fs.IntVar(&f.workers, "workers", 4, "tasks run at once")
 	fs.StringVar(&f.memory, "memory", "512MiB", "memory budget of the workers' buffers, shared by the tasks that run at once (read-ahead shrinks as input files multiply); the Go heap's soft limit is this plus 64MiB unless GOMEMLIMIT is set")
-	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s (default none)")
+	fs.StringVar(&f.bandwidth, "bandwidth", "", "job-wide read limit, e.g. 200MB/s, 1.5GiB/s, at most 1TB/s (default none)")
 	fs.StringVar(&f.protectSource, "protect-source", "", "throttle the copy to keep the source's read p99 (small uncached reads probed on every region server) at a target: a factor of the p99 measured before the copy, e.g. 2x, or a latency, e.g. 20ms; --bandwidth is then the ceiling (default no throttle)")
 	fs.StringVar(&f.taskSize, "task-size", "", "input bytes a task aims at, e.g. 512MiB (default 512MiB)")
 	fs.BoolVar(&f.keepSnapshot, "keep-snapshot", false, "keep the source snapshot when the copy is done")

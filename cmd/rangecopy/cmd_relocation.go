@@ -88,7 +88,7 @@ RANGECOPY_TOKEN: viewer to read, operator to act.`,
 	cf.StringVar(&in.Schedule, "schedule", "", "cron expression of the windows (5 fields, 6 with seconds first, @every 10m; CRON_TZ=Area/City prefix)")
 	cf.StringVar(&in.Margin, "margin", "", "how far before the watermark a window starts (default 10m)")
 	cf.StringVar(&in.MaxLag, "max-lag", "", "cut-over gate on the last window's lag (default 5m)")
-	cf.StringVar(&in.Bandwidth, "bandwidth", "", "each job's read cap, such as 200MB/s")
+	cf.StringVar(&in.Bandwidth, "bandwidth", "", "each job's read cap, such as 200MB/s (at most 1TB/s)")
 	cf.StringVar(&in.StartRow, "start-row", "", "first row (inclusive), \\xNN escapes")
 	cf.StringVar(&in.StopRow, "stop-row", "", "row to stop before (exclusive)")
 	cf.StringSliceVar(&in.Families, "families", nil, "column families (default all)")

@@ -152,7 +152,7 @@ line.`,
 	fs.StringVar(&f.mode, "mode", "visible", "what to compare: visible (what reads return) or raw (every cell and marker)")
 	fs.IntVar(&f.maxDiffs, "max-diffs", verify.DefaultMaxDiffs, "differing cells listed in the report (all are counted)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON on stdout")
-	fs.StringVar(&f.bandwidth, "bandwidth", "", "read limit of both sides together, e.g. 200MB/s (default none)")
+	fs.StringVar(&f.bandwidth, "bandwidth", "", "read limit of both sides together, e.g. 200MB/s, at most 1TB/s (default none)")
 	fs.IntVar(&f.parallelism, "parallelism", verify.DefaultParallelism, "regions read at once")
 	fs.StringVar(&f.batchSize, "batch-size", "", "input bytes a hashed batch aims at, e.g. 32MiB (default 32MiB)")
 	fs.BoolVar(&f.keepSnapshots, "keep-snapshots", false, "keep both snapshots when done")
