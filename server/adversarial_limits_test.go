@@ -367,6 +367,13 @@ func TestAdversarialEventStreams(t *testing.T) {
 	if noRetry != 0 {
 		t.Errorf("%d refusals without Retry-After", noRetry)
 	}
+	// The metrics say the streams open against their cap, as an operator's alert reads them.
+	if a := call(t, clientFrom("127.0.0.5", 1), http.MethodGet, r.url+"/metrics", r.viewer, nil); a.status != http.StatusOK ||
+		!strings.Contains(string(a.body), "\nrangecopy_api_event_streams 64\n") ||
+		!strings.Contains(string(a.body), "\nrangecopy_api_event_streams_max 64\n") {
+		t.Errorf("/metrics with 64 streams held of 64: %d; want rangecopy_api_event_streams 64 and _max 64 in %.300q",
+			a.status, a.body)
+	}
 	// The 64 streams share one watch and one poll of the job.
 	if n := r.s.api.feeds.following(); n != 1 {
 		t.Errorf("%d feeds for the 64 streams of one job, want 1", n)

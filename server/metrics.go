@@ -46,7 +46,22 @@ func newServerMetrics(reg *prometheus.Registry, s *Server, connected func() bool
 	if err := metrics.NewProcess(reg, metrics.BuildOf(s.cfg.Version), connected); err != nil {
 		return nil, err
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.dashboard, m.catalogErrors, relocationCollector{s: s}} {
+	// The event streams open and their cap: a stream count at its cap refuses new ones (503).
+	streams := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rangecopy_api_event_streams",
+		Help: "Event streams open (the API's and the dashboard's live updates)."}, func() float64 {
+		if s.api == nil || s.api.streams == nil {
+			return 0
+		}
+		return float64(s.api.streams.inUse())
+	})
+	streamsMax := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rangecopy_api_event_streams_max",
+		Help: "Event streams the server holds at once (--max-streams); past it new ones are refused with 503."}, func() float64 {
+		if s.api == nil || s.api.streams == nil {
+			return 0
+		}
+		return float64(s.api.streams.max)
+	})
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.dashboard, m.catalogErrors, streams, streamsMax, relocationCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
