@@ -98,6 +98,24 @@ func TestLoadRoutesEachClusterToItsJVM(t *testing.T) {
 	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "of cluster target") || !strings.Contains(err.Error(), "FATAL the last words") {
 		t.Errorf("Load(target JVM gone) = %v, want ErrNotRunning naming the target and ending with its log", err)
 	}
+
+	// Both gone, the source because the target ended: the target's log is
+	// the one that says why.
+	src.Close()
+	srcLog := filepath.Join(dir, "harness-source.log")
+	if err := os.WriteFile(srcLog, []byte("harness JVM 2 "+peerEnded+"; stopping this one too\nshutdown noise\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js = `{"source":{"name":"source","control":"` + addr(src) + `","pid":1,"log":"` + srcLog + `"},` +
+		`"target":{"name":"target","control":"` + addr(tgt) + `","pid":2,"log":"` + logFile + `"}}`
+	if err := os.WriteFile(filepath.Join(dir, "clusters.json"), []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(dir)
+	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "of cluster source") ||
+		!strings.Contains(err.Error(), "FATAL the last words") || strings.Contains(err.Error(), "shutdown noise") {
+		t.Errorf("Load(both JVMs gone) = %v, want both named and the target's log, not the source's", err)
+	}
 }
 
 // TestStartStopsAllWhenOneJVMFails starts a harness whose target refuses its

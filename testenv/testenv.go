@@ -166,20 +166,39 @@ func Load(dir string) (*Env, error) {
 			c.HBaseVersion, c.HadoopVersion = e.HBaseVersion, e.HadoopVersion
 		}
 	}
+	var msgs []string
+	var culprit *Cluster
 	for _, c := range []*Cluster{e.Source, e.Target} {
-		if err := c.ctl.ping(c.Name); err != nil {
-			msg := fmt.Sprintf("%s names control channel %s of cluster %s, which does not answer: %v", path, c.Control, c.Name, err)
-			if c.PID > 0 && !alive(c.PID) {
-				msg += fmt.Sprintf("; its JVM (pid %d) is gone", c.PID)
-			}
-			if t := logTail(c.Log, 20); t != "" {
-				msg += "; end of " + c.Log + ":\n" + t
-			}
-			return nil, fmt.Errorf("%w: %s", ErrNotRunning, msg)
+		err := c.ctl.ping(c.Name)
+		if err == nil {
+			continue
+		}
+		msg := fmt.Sprintf("%s names control channel %s of cluster %s, which does not answer: %v", path, c.Control, c.Name, err)
+		if c.PID > 0 && !alive(c.PID) {
+			msg += fmt.Sprintf("; its JVM (pid %d) is gone", c.PID)
+		}
+		msgs = append(msgs, msg)
+		// The JVM that ended first says why in its log; one that stopped
+		// because the other ended says only that.
+		if culprit == nil && !strings.Contains(logTail(c.Log, 400), peerEnded) {
+			culprit = c
 		}
 	}
-	return &e, nil
+	if len(msgs) == 0 {
+		return &e, nil
+	}
+	msg := strings.Join(msgs, "; ")
+	if culprit != nil {
+		if t := logTail(culprit.Log, 20); t != "" {
+			msg += "; end of " + culprit.Log + ":\n" + t
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNotRunning, msg)
 }
+
+// peerEnded is what a harness JVM logs when it stops because another JVM of
+// its environment ended (Control.java's watch).
+const peerEnded = "(another cluster of this environment) has ended"
 
 // logTail returns the last n lines of a log file, or "" when it cannot be
 // read.
