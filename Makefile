@@ -39,7 +39,7 @@ deps:
 testenv-build:
 	mvn -B -q -f testenv/pom.xml package
 
-## testenv-up: start both mini clusters in the background and wait until they are ready
+## testenv-up: start both mini clusters, a JVM each, in the background and wait until they are ready
 testenv-up: testenv-build
 	go run ./testenv/cmd/testenv up
 

@@ -35,8 +35,9 @@ type Env struct {
 	SourceClient, TargetClient *hbase.Client
 	// SourceFS is the source's HDFS as the harness's user.
 	SourceFS *fsys.HDFS
-	// HarnessPID is the harness JVM's process id, for RSS samples.
-	HarnessPID int
+	// HarnessPIDs are the harness JVMs' process ids (one a cluster), for
+	// RSS samples.
+	HarnessPIDs []int
 	// HBaseVersion and HadoopVersion are what the harness runs.
 	HBaseVersion, HadoopVersion string
 	// Rangecopy is the path of the rangecopy binary.
@@ -65,7 +66,7 @@ type Env struct {
 
 // Connect builds an Env on a running testenv. Close releases its clients.
 func Connect(ctx context.Context, te *testenv.Env) (*Env, error) {
-	e := &Env{Source: te.Source, Target: te.Target, HarnessPID: te.PID, HBaseVersion: te.HBaseVersion, HadoopVersion: te.HadoopVersion, Workers: 4, GetRate: 150, Logger: slog.New(slog.DiscardHandler)}
+	e := &Env{Source: te.Source, Target: te.Target, HarnessPIDs: te.PIDs(), HBaseVersion: te.HBaseVersion, HadoopVersion: te.HadoopVersion, Workers: 4, GetRate: 150, Logger: slog.New(slog.DiscardHandler)}
 	var err error
 	e.SourceClient, err = dialCluster(ctx, te.Source)
 	if err != nil {

@@ -64,7 +64,7 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64)
 	}
 	cpu0, cpuErr := e.Source.CPU(ctx)
 	tcpu0, tcpuErr := e.Target.CPU(ctx)
-	stopRSS := SampleRSS(e.HarnessPID, 250*time.Millisecond)
+	stopRSS := SampleRSS(e.HarnessPIDs, 250*time.Millisecond)
 	stopGets := e.workload(t).Start(ctx, uint64(m)+100)
 	start := time.Now()
 	var c copied
@@ -126,6 +126,9 @@ func (e *Env) Measure(ctx context.Context, t *Table, m Method, fullRate float64)
 	}
 	if tcpu1, err1 := e.Target.CPU(ctx); tcpuErr == nil && err1 == nil {
 		r.TargetRSCPUSeconds = float64(tcpu1.RegionServerCPUNanos-tcpu0.RegionServerCPUNanos) / 1e9
+		if len(e.HarnessPIDs) > 1 { // the target's own JVM
+			r.HarnessCPUSeconds += float64(tcpu1.ProcessCPUNanos-tcpu0.ProcessCPUNanos) / 1e9
+		}
 	}
 	r.Bytes, r.WorkerPeakRSS, r.Note = c.bytes, c.peakRSS, c.note
 	r.CopySeconds, r.WorkerCPUSeconds, r.InputBytes = c.copySeconds, c.cpuSeconds, c.inputBytes

@@ -67,16 +67,19 @@ func procKB(file, key string) int64 {
 	return 0
 }
 
-// SampleRSS samples a process's resident set every interval until stop is
-// called, which returns the largest sample in bytes (0 if none could be
-// read).
-func SampleRSS(pid int, interval time.Duration) (stop func() int64) {
+// SampleRSS samples the sum of processes' resident sets every interval
+// until stop is called, which returns the largest sample in bytes (0 if none
+// could be read).
+func SampleRSS(pids []int, interval time.Duration) (stop func() int64) {
 	var mu sync.Mutex
 	var peak int64
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	sample := func() {
-		kb := procKB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS")
+		var kb int64
+		for _, pid := range pids {
+			kb += procKB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS")
+		}
 		mu.Lock()
 		peak = max(peak, kb<<10)
 		mu.Unlock()

@@ -188,12 +188,12 @@ type Result struct {
 	WorkerPeakRSS int64 `json:"workerPeakRssBytes"`
 	// WorkerCPUSeconds is that process's user and system CPU time.
 	WorkerCPUSeconds float64 `json:"workerCpuSeconds"`
-	// HarnessPeakRSS is the harness JVM's (both clusters' and any tool
-	// run in it) largest resident set sampled during the copy.
+	// HarnessPeakRSS is the harness JVMs' (both clusters' and any tool
+	// run in them) largest summed resident set sampled during the copy.
 	HarnessPeakRSS int64 `json:"harnessPeakRssBytes"`
 	// SourceRSCPUSeconds is CPU time of the source region servers' threads
 	// during the copy (testenv Cluster.CPU); HarnessCPUSeconds that of the
-	// whole harness JVM.
+	// whole harness JVMs.
 	SourceRSCPUSeconds float64 `json:"sourceRsCpuSeconds"`
 	HarnessCPUSeconds  float64 `json:"harnessCpuSeconds"`
 	// TargetRSCPUSeconds is the same of the target's region servers.

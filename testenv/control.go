@@ -33,47 +33,56 @@ func (c *control) do(ctx context.Context, op, cluster string, req map[string]any
 		req = map[string]any{}
 	}
 	req["cluster"] = cluster
+	if err := c.post(ctx, "/op/"+op, req, resp); err != nil {
+		return fmt.Errorf("control %s on %s: %w", op, cluster, err)
+	}
+	return nil
+}
+
+// post posts req as JSON to path on the control channel and decodes the
+// answer into resp, which may be nil.
+func (c *control) post(ctx context.Context, path string, req map[string]any, resp any) error {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return fmt.Errorf("control %s on %s: encode request: %w", op, cluster, err)
+		return fmt.Errorf("encode request: %w", err)
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+c.addr+"/op/"+op, bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+c.addr+path, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("control %s on %s: %w", op, cluster, err)
+		return err
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	res, err := c.http.Do(hr)
 	if err != nil {
-		return fmt.Errorf("control %s on %s: %w", op, cluster, err)
+		return err
 	}
 	defer res.Body.Close()
 	out, err := io.ReadAll(res.Body)
 	if err != nil {
-		return fmt.Errorf("control %s on %s: read answer: %w", op, cluster, err)
+		return fmt.Errorf("read answer: %w", err)
 	}
 	if res.StatusCode != http.StatusOK {
 		var e struct {
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(out, &e) == nil && e.Error != "" {
-			return fmt.Errorf("control %s on %s: %s (HTTP %d)", op, cluster, e.Error, res.StatusCode)
+			return fmt.Errorf("%s (HTTP %d)", e.Error, res.StatusCode)
 		}
-		return fmt.Errorf("control %s on %s: HTTP %d: %s", op, cluster, res.StatusCode, out)
+		return fmt.Errorf("HTTP %d: %s", res.StatusCode, out)
 	}
 	if resp == nil {
 		return nil
 	}
 	if err := json.Unmarshal(out, resp); err != nil {
-		return fmt.Errorf("control %s on %s: decode answer: %w", op, cluster, err)
+		return fmt.Errorf("decode answer: %w", err)
 	}
 	return nil
 }
 
-// ping checks that the control channel answers.
-func (c *control) ping() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10_000_000_000)
+// ping checks that the control channel answers for cluster.
+func (c *control) ping(cluster string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return c.do(ctx, "status", "source", nil, nil)
+	return c.do(ctx, "status", cluster, nil, nil)
 }
 
 // Status is what a cluster reports about its servers.
@@ -358,7 +367,8 @@ func (c *Cluster) RunTool(ctx context.Context, class string, args []string, clas
 	return r, err
 }
 
-// CPUTimes is CPU time spent so far in the harness JVM, as CPU reports it.
+// CPUTimes is CPU time spent so far in the cluster's harness JVM, as CPU
+// reports it.
 type CPUTimes struct {
 	// RegionServerCPUNanos is the CPU time of the live threads that carry
 	// one of this cluster's region servers' RPC ports in their names (RPC
@@ -368,13 +378,14 @@ type CPUTimes struct {
 	RegionServerCPUNanos int64 `json:"regionServerCpuNanos"`
 	// RegionServerThreads is how many threads RegionServerCPUNanos sums.
 	RegionServerThreads int `json:"regionServerThreads"`
-	// ProcessCPUNanos is the CPU time of the whole harness JVM (both
-	// clusters and any tool running in it); -1 when the JVM cannot say.
+	// ProcessCPUNanos is the CPU time of the whole harness JVM that runs
+	// this cluster (with any tool running in it, and the other cluster too
+	// when both share one JVM: see Env.OneJVM); -1 when the JVM cannot say.
 	ProcessCPUNanos int64 `json:"processCpuNanos"`
 }
 
 // CPU reports the CPU time spent so far by this cluster's region servers and
-// by the whole harness JVM. Differences of two calls measure an interval.
+// by the whole harness JVM that runs it. Differences of two calls measure an interval.
 func (c *Cluster) CPU(ctx context.Context) (CPUTimes, error) {
 	var r CPUTimes
 	err := c.ctl.do(ctx, "cpu", c.Name, nil, &r)

@@ -30,13 +30,15 @@ type SyncTableResult struct {
 // SyncTable runs HBase's own SyncTable (org.apache.hadoop.hbase.mapreduce.SyncTable)
 // with this cluster as the target, in the harness JVM with the local
 // MapReduce runner. args are its command line without --sourcezkcluster,
-// which is source's: options (say "--dryrun"), then the hash folder, the
-// source table and the target table.
+// which is source's cluster key (the source may run in another JVM; the job
+// reaches it over loopback): options (say "--dryrun"), then the hash
+// folder, the source table and the target table.
 func (c *Cluster) SyncTable(ctx context.Context, source *Cluster, args []string) (SyncTableResult, error) {
 	if args == nil {
 		args = []string{}
 	}
 	var r SyncTableResult
-	err := c.ctl.do(ctx, "mapreduce/synctable", c.Name, map[string]any{"args": args, "sourceCluster": source.Name}, &r)
+	err := c.ctl.do(ctx, "mapreduce/synctable", c.Name, map[string]any{"args": args,
+		"sourceCluster": source.Name, "sourceClusterKey": source.ClusterKey}, &r)
 	return r, err
 }

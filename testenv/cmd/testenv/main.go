@@ -1,13 +1,16 @@
 // Command testenv starts, stops and describes rangecopy's test environment:
-// two HBase mini clusters (source and target) run by the Java harness.
+// two HBase mini clusters (source and target) run by the Java harness, each in
+// a JVM of its own.
 //
 // Usage:
 //
-//	testenv up       build must be done (make testenv-build); start and wait for READY
-//	testenv down     stop the harness (SIGTERM, then SIGKILL after a grace period)
-//	testenv status   print the clusters' addresses and the harness's memory use
+//	testenv up [-one-jvm]  build must be done (make testenv-build); start both JVMs and wait until ready
+//	testenv down           stop the harness (SIGTERM, then SIGKILL after a grace period)
+//	testenv status         print the clusters' addresses and each JVM's memory use
 //
-// The state directory is $RANGECOPY_TESTENV or .testenv at the module root.
+// -one-jvm runs both clusters in one JVM, the harness's first layout, kept
+// for comparison. The state directory is $RANGECOPY_TESTENV or .testenv at
+// the module root; RANGECOPY_TESTENV_HEAP sets each JVM's -Xmx.
 package main
 
 import (
@@ -35,8 +38,12 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, w io.Writer) error {
+	oneJVM := false
+	if len(args) == 2 && args[0] == "up" && args[1] == "-one-jvm" {
+		oneJVM, args = true, args[:1]
+	}
 	if len(args) != 1 {
-		return fmt.Errorf("usage: testenv up|down|status")
+		return fmt.Errorf("usage: testenv up [-one-jvm] | down | status")
 	}
 	dir, err := testenv.DefaultDir()
 	if err != nil {
@@ -52,6 +59,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		env, err := testenv.Start(ctx, testenv.StartOptions{
 			Dir:        dir,
 			HarnessDir: filepath.Join(root, "testenv"),
+			OneJVM:     oneJVM,
 			Heap:       os.Getenv("RANGECOPY_TESTENV_HEAP"),
 			Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		})
@@ -76,15 +84,14 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		describe(w, env)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q; usage: testenv up|down|status", args[0])
+	return fmt.Errorf("unknown command %q; usage: testenv up [-one-jvm] | down | status", args[0])
 }
 
 func describe(w io.Writer, env *testenv.Env) {
-	fmt.Fprintf(w, "HBase %s, Hadoop %s; harness pid %d (%s resident); state in %s\n",
-		env.HBaseVersion, env.HadoopVersion, env.PID, rss(env.PID), env.Dir)
-	fmt.Fprintf(w, "control channel: http://%s/op/...\n", env.Control)
+	fmt.Fprintf(w, "state in %s\n", env.Dir)
 	for _, c := range []*testenv.Cluster{env.Source, env.Target} {
-		fmt.Fprintf(w, "%s:\n", c.Name)
+		fmt.Fprintf(w, "%s: HBase %s, Hadoop %s, Java %s\n", c.Name, c.HBaseVersion, c.HadoopVersion, c.JavaVersion)
+		fmt.Fprintf(w, "  harness JVM   pid %d (%s resident), control http://%s/op/..., log %s\n", c.PID, rss(c.PID), c.Control, c.Log)
 		fmt.Fprintf(w, "  zookeeper     %s (znode parent %s)\n", c.ZKQuorum, c.ZNodeParent)
 		fmt.Fprintf(w, "  namenode      %s (%s)\n", c.NameNode, c.FSDefaultFS)
 		fmt.Fprintf(w, "  hbase.rootdir %s\n", c.HBaseRootDir)

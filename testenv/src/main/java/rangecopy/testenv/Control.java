@@ -10,10 +10,14 @@ import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.slf4j.Logger;
@@ -21,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The control channel: a small HTTP server on loopback. Every operation is POST /op/name with a
- * JSON object body that names the cluster ("source" or "target") and the operation's arguments;
+ * JSON object body that names the cluster ("source" or "target"; one this JVM runs) and the
+ * operation's arguments;
  * the answer is a JSON object, with status 400 for a bad request and 500 for a failure, whose
  * "error" field says what went wrong. Byte strings (row keys, values) travel as standard base64.
  */
@@ -81,6 +86,7 @@ final class Control {
     });
     server.setExecutor(pool);
     server.createContext("/op/", this::handle);
+    server.createContext("/watch", this::watch);
     server.createContext("/shutdown", ex -> {
       respond(ex, 200, Map.of("ok", true));
       shutdown.run();
@@ -101,6 +107,40 @@ final class Control {
     if (pool != null) {
       pool.shutdownNow();
     }
+  }
+
+  /**
+   * POST /watch {"pids": [...]}: the other harness JVMs of the environment. When one of them ends
+   * (it crashed, or was killed), this JVM shuts its clusters down and exits too, so that no half
+   * environment is left running; a pid already gone ends this JVM at once.
+   */
+  private void watch(HttpExchange ex) throws IOException {
+    List<Long> pids = new ArrayList<>();
+    try (InputStream in = ex.getRequestBody()) {
+      JsonObject body = JsonParser.parseString(new String(in.readAllBytes(), StandardCharsets.UTF_8)).getAsJsonObject();
+      for (JsonElement e : body.getAsJsonArray("pids")) {
+        pids.add(e.getAsLong());
+      }
+    } catch (RuntimeException e) {
+      respond(ex, 400, Map.of("error", "watch: body must be {\"pids\": [numbers]}: " + e.getMessage()));
+      return;
+    }
+    for (long pid : pids) {
+      Optional<ProcessHandle> ph = ProcessHandle.of(pid);
+      if (ph.isEmpty()) {
+        peerGone(pid);
+        continue;
+      }
+      ph.get().onExit().thenRun(() -> peerGone(pid));
+      LOG.info("watching harness JVM {}", pid);
+    }
+    respond(ex, 200, Map.of("ok", true));
+  }
+
+  private void peerGone(long pid) {
+    LOG.error("harness JVM {} (another cluster of this environment) has ended; stopping this one too", pid);
+    Thread t = new Thread(() -> System.exit(3), "peer-gone");
+    t.start();
   }
 
   private void handle(HttpExchange ex) throws IOException {
@@ -124,7 +164,7 @@ final class Control {
       String clusterName = req.string("cluster");
       MiniCluster cluster = clusters.get(clusterName);
       if (cluster == null) {
-        throw new BadRequest("unknown cluster \"" + clusterName + "\"; known: " + clusters.keySet());
+        throw new BadRequest("cluster \"" + clusterName + "\" does not run in this JVM; it runs " + clusters.keySet());
       }
       long t0 = System.nanoTime();
       Object result = op.run(cluster, req);

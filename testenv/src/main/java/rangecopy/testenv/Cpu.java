@@ -11,7 +11,8 @@ import org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread;
 
 /**
  * CPU time spent so far, for measurements: of the region servers of one cluster, and of the whole
- * harness JVM. Both clusters live in this JVM, so a region server's share is found by thread name:
+ * harness JVM that runs it (the cluster's own JVM, or both clusters' when they share one). A JVM
+ * may hold several clusters, so a region server's share is found by thread name:
  * the threads whose names carry one of the cluster's live region servers' RPC ports (RPC handlers
  * "...,port=P", the server thread and its executors "RS:0;localhost:P...", chores and log rollers
  * "regionserver/localhost:P..."). Threads without the port (the Netty RPC event loops, the memstore

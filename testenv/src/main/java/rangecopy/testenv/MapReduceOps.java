@@ -20,7 +20,8 @@ import org.apache.hadoop.util.ToolRunner;
  *
  * <p>mapreduce/hashtable (cluster: the table's): args, the tool's command line (options, table,
  * output dir). mapreduce/synctable (cluster: the target): args, the tool's command line without
- * --sourcezkcluster, which the operation adds from the cluster named by sourceCluster. Both answer
+ * --sourcezkcluster, which the operation adds: sourceClusterKey (quorum:port:/parent, so the source
+ * may run in another JVM), or the key of the cluster in this JVM named by sourceCluster. Both answer
  * exitCode; SyncTable also its job counters by name (HASHES_MATCHED, BATCHES, ...).
  */
 final class MapReduceOps {
@@ -43,10 +44,19 @@ final class MapReduceOps {
   }
 
   Object syncTable(MiniCluster c, Request req) throws Exception {
-    String sourceName = req.string("sourceCluster");
-    MiniCluster source = clusters.get(sourceName);
-    if (source == null) {
-      throw new BadRequest("unknown sourceCluster \"" + sourceName + "\"; known: " + clusters.keySet());
+    // The source is named by its cluster key (sourceClusterKey: it may run in another JVM, and
+    // the target reaches it over loopback like any client), or by its name in this JVM.
+    String sourceKey;
+    if (req.has("sourceClusterKey")) {
+      sourceKey = req.string("sourceClusterKey");
+    } else {
+      String sourceName = req.string("sourceCluster");
+      MiniCluster source = clusters.get(sourceName);
+      if (source == null) {
+        throw new BadRequest("unknown sourceCluster \"" + sourceName + "\" in this JVM (known: " + clusters.keySet()
+            + "); give sourceClusterKey");
+      }
+      sourceKey = ZKConfig.getZooKeeperClusterKey(source.configuration());
     }
     List<String> args = req.strings("args");
     // Hadoop's generic options (-D k=v) are parsed only before the first
@@ -66,7 +76,7 @@ final class MapReduceOps {
         break;
       }
     }
-    argv.add("--sourcezkcluster=" + ZKConfig.getZooKeeperClusterKey(source.configuration()));
+    argv.add("--sourcezkcluster=" + sourceKey);
     argv.addAll(args.subList(i, args.size()));
     Configuration conf = new Configuration(c.configuration());
     SyncTable tool = new SyncTable(conf);

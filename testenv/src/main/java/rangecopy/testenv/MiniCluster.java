@@ -47,16 +47,22 @@ final class MiniCluster {
   // The region servers tests started (regionserver/start), as opposed to the cluster's own.
   private final Set<ServerName> started = new HashSet<>();
 
-  MiniCluster(String name, Path stateDir) {
-    this.name = name;
+  private final ClusterSpec spec;
+
+  MiniCluster(ClusterSpec spec, Path stateDir) {
+    this.spec = spec;
+    this.name = spec.name;
     this.stateDir = stateDir;
   }
 
   void start() throws Exception {
     long t0 = System.nanoTime();
+    if (spec.secure) {
+      throw new UnsupportedOperationException("cluster " + name + ": secure clusters (Kerberos) are not built yet");
+    }
     // Each cluster keeps its data under the state directory the caller owns.
     System.setProperty("test.build.data.basedirectory", stateDir.resolve("data").resolve(name).toString());
-    util = new HBaseTestingUtility(conf());
+    util = new HBaseTestingUtility(conf(spec));
     StartMiniClusterOption opt = StartMiniClusterOption.builder()
         .numMasters(1)
         .numRegionServers(REGION_SERVERS)
@@ -70,7 +76,7 @@ final class MiniCluster {
     LOG.info("cluster {} up in {} s", name, (System.nanoTime() - t0) / 1e9);
   }
 
-  private static Configuration conf() {
+  private static Configuration conf(ClusterSpec spec) {
     Configuration c = HBaseConfiguration.create();
     // Bind and advertise loopback names that every client on this machine resolves.
     c.set("hbase.unsafe.regionserver.hostname", "localhost");
@@ -79,7 +85,8 @@ final class MiniCluster {
     c.setInt("hbase.regionserver.info.port", -1);
     c.setInt("hbase.regionserver.handler.count", 10);
     c.setInt("hbase.master.handler.count", 10);
-    // Four region servers share one heap: keep caches small.
+    // A JVM may hold both clusters (four region servers, with the DataNodes and the tools'
+    // MapReduce jobs): keep caches small.
     c.setFloat("hfile.block.cache.size", 0.05f);
     c.setFloat("hbase.regionserver.global.memstore.size", 0.1f);
     // HDFS: replication 2 over 3 DataNodes, so one can die while tests of other packages keep
@@ -96,8 +103,12 @@ final class MiniCluster {
     c.set("mapreduce.framework.name", "local");
     // A region server a test aborts may leave threads behind that never end. HBase's abort
     // monitor then exits the process after hbase.regionserver.abort.timeout (20 min): here
-    // that is this JVM, with both clusters and every other test's tables in it. Log instead.
+    // that is this JVM, with the cluster and every other test's tables in it. Log instead.
     c.set("hbase.regionserver.abort.timeout.task", LogAbortTimeout.class.getName());
+    // The spec's own site properties win over the defaults above.
+    for (Map.Entry<String, String> e : spec.site.entrySet()) {
+      c.set(e.getKey(), e.getValue());
+    }
     return c;
   }
 
