@@ -130,7 +130,7 @@ func open(ctx context.Context, url string, opts Options, migrations fs.FS) (*Cat
 	case Postgres:
 		dial = postgres.Open(t.dsn)
 	}
-	db, err := gorm.Open(dial, &gorm.Config{
+	cfg := &gorm.Config{
 		Logger: quietLogger{logger.NewSlogLogger(opts.Logger, logger.Config{
 			SlowThreshold:             opts.SlowQuery,
 			LogLevel:                  logger.Warn,
@@ -140,23 +140,28 @@ func open(ctx context.Context, url string, opts Options, migrations fs.FS) (*Cat
 		TranslateError:         true,
 		SkipDefaultTransaction: true,
 		NowFunc:                func() time.Time { return stamp(opts.Now()) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("catalog %q: open: %w", t.redacted, err)
 	}
-	sqlDB, err := db.DB()
-	if err != nil {
-		return nil, fmt.Errorf("catalog %q: open: %w", t.redacted, err)
+	// A new SQLite file's first connections switch it to WAL, which takes the write lock from
+	// a read lock; SQLite answers SQLITE_BUSY at once there (its busy handler would deadlock),
+	// so processes opening one file together try again, within the busy timeout.
+	var db *gorm.DB
+	var sqlDB *sql.DB
+	deadline := time.Now().Add(opts.BusyTimeout)
+	for attempt := 1; ; attempt++ {
+		db, sqlDB, err = connect(ctx, dial, cfg, opts)
+		if err == nil || t.dialect != SQLite || !sqliteBusy(err) || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("catalog %q: %w", t.redacted, err)
+		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
+		}
 	}
-	sqlDB.SetMaxOpenConns(opts.MaxOpenConns)
-	sqlDB.SetMaxIdleConns(opts.MaxIdleConns)
-	sqlDB.SetConnMaxLifetime(opts.ConnMaxLifetime)
-	sqlDB.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %q: %w", t.redacted, err)
+	}
 	c := &Catalog{db: db, sqlDB: sqlDB, dialect: t.dialect, now: opts.Now, log: opts.Logger}
-	if err := sqlDB.PingContext(ctx); err != nil {
-		sqlDB.Close()
-		return nil, fmt.Errorf("catalog %q: connect: %w", t.redacted, err)
-	}
 	if migrations == nil {
 		if migrations, err = migrationsOf(t.dialect); err != nil {
 			sqlDB.Close()
@@ -222,4 +227,31 @@ func newID(prefix string) string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return prefix + hex.EncodeToString(b)
+}
+
+// connect opens the database's connection pool and checks that it answers.
+func connect(ctx context.Context, dial gorm.Dialector, cfg *gorm.Config, opts Options) (*gorm.DB, *sql.DB, error) {
+	db, err := gorm.Open(dial, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open: %w", err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, nil, fmt.Errorf("open: %w", err)
+	}
+	sqlDB.SetMaxOpenConns(opts.MaxOpenConns)
+	sqlDB.SetMaxIdleConns(opts.MaxIdleConns)
+	sqlDB.SetConnMaxLifetime(opts.ConnMaxLifetime)
+	sqlDB.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		sqlDB.Close()
+		return nil, nil, fmt.Errorf("connect: %w", err)
+	}
+	return db, sqlDB, nil
+}
+
+// sqliteBusy reports whether err is SQLite's SQLITE_BUSY (its primary result code 5).
+func sqliteBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
