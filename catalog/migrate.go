@@ -58,8 +58,25 @@ func (c *Catalog) migrate(ctx context.Context, files fs.FS, sqlitePath string) e
 		opts = append(opts, goose.WithSessionLocker(l))
 	case MySQL:
 		dialect = goose.DialectMySQL
-		// MySQL commits DDL by itself: goose runs it outside a transaction.
-		opts = append(opts, goose.WithSessionLocker(mysqlLocker{}), goose.WithIsolateDDL(true))
+		// MySQL commits DDL by itself: goose runs it outside a transaction, so its version
+		// table exists a moment before its zero row. goose's Up asks HasPending first, which
+		// makes that table without the session lock: another server starting then read the
+		// table without the row ("missing zero version migration"). The named lock is held
+		// here, on a connection of its own, around everything goose does.
+		opts = append(opts, goose.WithIsolateDDL(true))
+		conn, err := c.sqlDB.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("migration lock: %w", err)
+		}
+		defer conn.Close()
+		if err := (mysqlLocker{}).SessionLock(ctx, conn); err != nil {
+			return err
+		}
+		defer func() {
+			if err := (mysqlLocker{}).SessionUnlock(context.WithoutCancel(ctx), conn); err != nil {
+				c.log.Warn("catalog: release the migration lock (it goes with the connection anyway)", "err", err)
+			}
+		}()
 	case SQLite:
 		if l := sqliteLocker(sqlitePath); l != nil {
 			opts = append(opts, goose.WithLocker(l))
