@@ -141,8 +141,16 @@ func (r *Registry) SessionTimeout() time.Duration { return r.timeout }
 func (r *Registry) SessionID() int64 { return r.conn.SessionID() }
 
 // Connected reports whether the registry holds a ZooKeeper session right
-// now (connected, session established).
-func (r *Registry) Connected() bool { return r.conn.State() == zk.StateHasSession }
+// now (connected, session established). A closed registry holds none, although
+// its connection says so only once its close has gone through.
+func (r *Registry) Connected() bool {
+	select {
+	case <-r.closed:
+		return false
+	default:
+	}
+	return r.conn.State() == zk.StateHasSession
+}
 
 // SessionLost returns a channel closed when the current session ends: it
 // expired, the connection was down for a whole session timeout, or the
