@@ -43,15 +43,7 @@ func TestHDFSWriteReadDelete(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := path.Join(dir, "blob")
-			// 1 MiB blocks, so the file spans four blocks, each on two DataNodes.
-			w, err := client.CreateFile(name, 2, 1<<20, 0o644)
-			if err != nil {
-				t.Fatalf("create %s: %v", name, err)
-			}
-			if _, err := w.Write(data); err != nil {
-				t.Fatalf("write %s: %v", name, err)
-			}
-			closeFile(t, w, name)
+			writeBlocks(t, client, name, data)
 			got, err := client.ReadFile(name)
 			if err != nil {
 				t.Fatalf("read %s: %v", name, err)
@@ -72,6 +64,37 @@ func TestHDFSWriteReadDelete(t *testing.T) {
 // closeFile closes an HDFS file, retrying while the NameNode says the last
 // block is not yet minimally replicated (the DataNodes have acknowledged all
 // data, but have not yet told the NameNode), as the Java client does.
+// writeBlocks writes data to name in 1 MiB blocks (four, each on two DataNodes). The
+// NameNode refuses a file's next block (NotReplicatedYetException) until a DataNode has
+// reported the one before, which it does a moment after acknowledging it; HDFS's Java client
+// asks again a few times, but colinmarc/hdfs gives up and its writer is then broken, so the
+// file is written again from the start, at most five times.
+func writeBlocks(t *testing.T, client *hdfs.Client, name string, data []byte) {
+	t.Helper()
+	pause := 200 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		w, err := client.CreateFile(name, 2, 1<<20, 0o644)
+		if err != nil {
+			t.Fatalf("create %s: %v", name, err)
+		}
+		_, err = w.Write(data)
+		if err == nil {
+			closeFile(t, w, name)
+			return
+		}
+		if !strings.Contains(err.Error(), "NotReplicatedYetException") || attempt == 5 {
+			t.Fatalf("write %s: %v", name, err)
+		}
+		t.Logf("write %s, attempt %d: %v; writing it again", name, attempt, err)
+		w.Close()
+		if err := client.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("remove %s to write it again: %v", name, err)
+		}
+		time.Sleep(pause)
+		pause *= 2
+	}
+}
+
 func closeFile(t *testing.T, w *hdfs.FileWriter, name string) {
 	t.Helper()
 	pause := 20 * time.Millisecond
