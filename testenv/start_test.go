@@ -166,6 +166,9 @@ func TestStartStopsAllWhenOneJVMFails(t *testing.T) {
 func TestEachClusterInItsOwnJVM(t *testing.T) {
 	env := Get(t)
 	if env.OneJVM() {
+		if InCI() {
+			t.Fatalf("in CI, %s runs both clusters in one JVM: make test starts a JVM per cluster", env.Dir)
+		}
 		t.Skipf("skipped: %s runs both clusters in one JVM (an older harness, or testenv up -one-jvm)", env.Dir)
 	}
 	for _, c := range []*Cluster{env.Source, env.Target} {
