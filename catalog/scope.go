@@ -2,9 +2,10 @@ package catalog
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	"rangecopy/units"
 )
 
 // Scope restricts where a token may write: a target cluster, namespace and table, each a
@@ -200,20 +201,11 @@ func (r Right) Valid() bool { return r == RightForceCutover }
 func (r Right) String() string { return string(r) }
 
 // ParseLifetime reads a token's lifetime: a Go duration ("720h", "90m") or a number of days
-// ("90d"). It must be positive.
+// ("90d", units.ParseAge). It must be positive.
 func ParseLifetime(s string) (time.Duration, error) {
-	var d time.Duration
-	if days, ok := strings.CutSuffix(s, "d"); ok && days != "" {
-		n, err := strconv.ParseUint(days, 10, 32)
-		if err != nil || n > 100*365 {
-			return 0, fmt.Errorf("lifetime %q: want a number of days up to 36500 (90d) or a duration (720h)", s)
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, fmt.Errorf("lifetime %q: want a number of days (90d) or a duration (720h)", s)
-		}
+	d, err := units.ParseAge(s)
+	if err != nil {
+		return 0, fmt.Errorf("lifetime %w", err)
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("lifetime %q: want more than nothing", s)

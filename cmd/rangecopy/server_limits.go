@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rangecopy/server"
+	"rangecopy/units"
 )
 
 // limitsFlags are rangecopy server's limits: failed sign-ins, event streams, request
@@ -100,19 +101,7 @@ func (a *age) Set(s string) error {
 
 func (a *age) Type() string { return "age" }
 
-// parseAge reads "90d", "36h", "1h30m" or "0".
+// parseAge reads "90d", "36h", "1h30m" or "0" (units.ParseAge), spaces around it ignored.
 func parseAge(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.ParseInt(days, 10, 64)
-		if err != nil || n < 0 || n > 100*365 {
-			return 0, fmt.Errorf("%q: want whole days from 0 to 36500, such as 90d", s)
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q: want an age such as 90d, 36h or 0 (forever)", s)
-	}
-	return d, nil
+	return units.ParseAge(strings.TrimSpace(s))
 }
