@@ -102,7 +102,7 @@ func (c *Config) defaults() error {
 	host, _, err := net.SplitHostPort(c.Listen)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("listen address %q: %v", c.Listen, err))
-	} else if c.InsecureNoAuth && !loopback(host) {
+	} else if c.InsecureNoAuth && !LoopbackHost(host) {
 		errs = append(errs, fmt.Errorf("--insecure-no-auth serves everyone as an admin, so it listens only on loopback, not %q", c.Listen))
 	} else if err := CheckPlainHTTP(host, c.TLSCert != "", c.InsecurePlainHTTP, c.BehindTLSProxy); err != nil {
 		errs = append(errs, fmt.Errorf("listen address %q: %w", c.Listen, err))
@@ -114,7 +114,7 @@ func (c *Config) defaults() error {
 // TLS anywhere, in plain HTTP on loopback, and in plain HTTP elsewhere only when the operator
 // says so (insecurePlain, or behindProxy); else ErrPlainHTTPRefused, saying what to do.
 func CheckPlainHTTP(host string, tls, insecurePlain, behindProxy bool) error {
-	if tls || loopback(host) || insecurePlain || behindProxy {
+	if tls || LoopbackHost(host) || insecurePlain || behindProxy {
 		return nil
 	}
 	return fmt.Errorf("%w: it would carry bearer tokens and dashboard cookies in clear text: "+
@@ -126,8 +126,10 @@ func CheckPlainHTTP(host string, tls, insecurePlain, behindProxy bool) error {
 // loopback: the operator did not say that plain HTTP there is meant.
 var ErrPlainHTTPRefused = errors.New("plain HTTP off loopback refused")
 
-// loopback reports whether host names only the local machine.
-func loopback(host string) bool {
+// LoopbackHost reports whether host (an address's host, without its port) names only the
+// local machine: localhost, 127.0.0.0/8 or ::1. --insecure-no-auth and plain HTTP without a
+// reason listen only on such a host.
+func LoopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
 	}

@@ -199,7 +199,7 @@ func (f serverFlags) check() (string, error) {
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return "", usageErrorf("--listen %q: port %q is not a number in 0..65535", f.listen, port)
 	}
-	if f.insecureNoAuth && !isLoopbackHost(host) {
+	if f.insecureNoAuth && !server.LoopbackHost(host) {
 		return "", usageErrorf("--insecure-no-auth serves everyone as an admin, so it listens only on loopback, not %q", f.listen)
 	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
@@ -224,15 +224,6 @@ func (f serverFlags) check() (string, error) {
 
 // placeholder is the value shipped example Secrets hold until an operator replaces it.
 const placeholder = "CHANGE-ME"
-
-// isLoopbackHost reports whether host names only the local machine.
-func isLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // startError is an error of server.New as rangecopy server shows it: after the command's
 // name, the package's own "server: " prefix would say it twice, and the server's "registry: "
